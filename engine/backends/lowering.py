@@ -61,7 +61,11 @@ _NB_TYPES = {
 
 
 def supported(dtype) -> bool:
-    return np.dtype(dtype).name in _NB_TYPES
+    """Whether numba computes with ``dtype`` (a PRNG key's is no numpy dtype: not here)."""
+    try:
+        return np.dtype(dtype).name in _NB_TYPES
+    except TypeError:
+        return False
 
 
 def nb_type(dtype) -> str:
