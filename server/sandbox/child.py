@@ -134,11 +134,9 @@ def _numba_saves_nothing() -> None:
     """A run reads the kernel cache but may not write it (its view of it is read-only, or it is
     another uid's): what the cache lacks, a signature of an engine helper no warm-up compiled, is
     compiled in memory for this run instead of failing it on the write."""
-    try:
-        from numba.core import caching
-    except ImportError:  # (the engine runs without numba: its jit interprets)
-        return
-    caching.Cache.save_overload = _not_saved  # type: ignore[method-assign]
+    caching = sys.modules.get("numba.core.caching")  # (loaded with the engine's helpers; importing
+    if caching is not None:  # numba here would cost every run a second: a plain runner's have none)
+        caching.Cache.save_overload = _not_saved
 
 
 def _not_saved(self: object, sig: object, data: object) -> None:
