@@ -164,10 +164,13 @@ def second_run_row(request: dict = PAGE_LOSS) -> tuple | None:
     def facts(report):
         calls = report.get("calls") or [{}]
         jit = calls[-1].get("jit") or {}
-        compile_ms = sum(
-            e["duration_ms"] for c in calls for e in c.get("timings", []) if e["category"] == "compile"
-        )
-        return f"cache {jit.get('cache', '?')}, compile {compile_ms:.0f} ms"
+
+        def ms(category):  # ("load": jit's compile step where the kernels came from the kernel cache)
+            return sum(
+                e["duration_ms"] for c in calls for e in c.get("timings", []) if e["category"] == category
+            )
+
+        return f"cache {jit.get('cache', '?')}, compile {ms('compile'):.0f} ms, load {ms('load'):.0f} ms"
 
     return (t2, f"first Run {t1 * 1e3:.0f} ms ({facts(r1)}); second: {facts(r2)}")
 

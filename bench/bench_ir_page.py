@@ -36,6 +36,27 @@ def make(layers):
 x = jnp.ones((2, 4))
 """
 
+# The page's MLP example with nested control flow (a scan over an MLP, a while_loop, a cond): its
+# jit lowers nested programs, each a step of its own (e2e/test_ir_nested.py, the kernel-load report).
+NESTED_MLP_CODE = """import jax
+import jax.numpy as jnp
+from jax import lax
+
+def mlp(params, x):
+    for w, b in params:
+        x = jnp.tanh(x @ w + b)
+    return x
+
+def loss(params, x):
+    def body(c, xi):
+        return c + jnp.sum(mlp(params, xi) ** 2), None
+    s, _ = lax.scan(body, 0.0, x)
+    n = lax.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
+    return lax.cond(s > 0, lambda: s * n, lambda: -s)
+
+params = [(jnp.ones((3, 4)) * 0.1, jnp.zeros(4)), (jnp.ones((4, 2)) * 0.1, jnp.zeros(2))]
+"""
+
 # Installs a heartbeat and a longtask observer; `window.__irBench.stop()` returns the worst gap.
 HEARTBEAT_JS = """() => {
   const s = { maxGap: 0, last: performance.now(), longest: 0, timer: 0 };

@@ -9,29 +9,12 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from bench.bench_ir_page import wait_graph
+from bench.bench_ir_page import NESTED_MLP_CODE, wait_graph
 
 from .conftest import needs_runner
 from .test_playground import GRAD, open_session
 
-MLP = """import jax
-import jax.numpy as jnp
-from jax import lax
-
-def mlp(params, x):
-    for w, b in params:
-        x = jnp.tanh(x @ w + b)
-    return x
-
-def loss(params, x):
-    def body(c, xi):
-        return c + jnp.sum(mlp(params, xi) ** 2), None
-    s, _ = lax.scan(body, 0.0, x)
-    n = lax.while_loop(lambda i: i < 3, lambda i: i + 1, 0)
-    return lax.cond(s > 0, lambda: s * n, lambda: -s)
-
-params = [(jnp.ones((3, 4)) * 0.1, jnp.zeros(4)), (jnp.ones((4, 2)) * 0.1, jnp.zeros(2))]
-"""
+MLP = NESTED_MLP_CODE
 MLP_ARGS = ["params", "jnp.ones((5, 3))"]
 
 TANH = """import jax.numpy as jnp

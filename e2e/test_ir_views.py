@@ -382,7 +382,7 @@ def test_cost_per_fused_kernel_with_measured_time_and_its_equations(page: Page, 
     assert "kernel" in kinds and "host" in kinds, kinds  # fused loops, and the matmuls on BLAS
     expect(rows.filter(has_text="host: dot_general").first).to_be_visible()
     kernel = rows.filter(has=page.locator("td", has_text=re.compile(r"^k\d+$"))).first
-    expect(kernel.get_by_test_id("kernel-measured")).to_have_text(re.compile(r"\d+(\.\d+)? (µs|ms)"))
+    expect(kernel.get_by_test_id("kernel-measured")).to_have_text(re.compile(r"\d+(\.\d+)?\s(µs|ms)"))
     # picking a kernel outlines exactly its equations in the graph (all visible: a small program)
     eqns = int(kernel.get_attribute("data-eqns"))
     kernel.click()

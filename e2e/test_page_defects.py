@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import needs_runner
@@ -112,7 +113,10 @@ def test_timing_phases_are_disjoint_add_up_to_wall_time_and_show_cache_hits(page
     # A new program's first call runs in the interpreter while its kernels compile on the
     # background lane; that lane runs alongside the host phases and is not part of their sum.
     background = page.locator("[data-testid=timeline-lane][data-lane=background] [data-testid=timeline-bar]")
-    assert all(c == "compile" for c in background.evaluate_all("els => els.map(e => e.dataset.category)"))
+    # (a "load" where its kernels were in the kernel cache already)
+    assert all(
+        c in ("compile", "load") for c in background.evaluate_all("els => els.map(e => e.dataset.category)")
+    )
     # The second call's cache hit is on the timeline.
     expect(page.get_by_test_id("cache-hit-marker")).to_have_count(1)
     expect(page.get_by_test_id("cache-hit-marker").locator("..")).to_have_attribute("data-category", "trace")
@@ -289,3 +293,189 @@ def test_timeout_names_the_line_it_was_stopped_at(page: Page):
     # The icon is drawn, not a glyph the font may lack.
     expect(box.get_by_test_id("limit-icon")).to_be_visible()
     assert box.locator(".error-icon").inner_text().strip() == ""
+
+
+# A script whose own top-level code makes a transformed call before the stack's: the playground
+# opens the stack's call (the last), and an embed opened the first with stages, another program.
+TWO_CALLS = """import jax
+import jax.numpy as jnp
+
+def f(x):
+    return jnp.sin(x) * x
+
+y = jax.jit(f)(2.0)
+"""
+
+
+def _stage_tabs(frame) -> tuple[list[str], int]:
+    tabs = frame.get_by_test_id("stage-tab")
+    expect(tabs.first).to_be_visible()
+    names = tabs.all_inner_texts()
+    selected = [t.get_attribute("aria-selected") for t in tabs.all()].index("true")
+    return names, selected
+
+
+def _embed_of_share(page: Page) -> str:
+    page.get_by_test_id("share").click()
+    embed = page.get_by_test_id("share-embed").input_value()
+    page.keyboard.press("Escape")
+    m = re.search(r'src="([^"]+)"', embed)
+    assert m, embed
+    return m.group(1)
+
+
+@needs_runner
+def test_the_embed_opens_the_call_and_stage_the_playground_showed(page: Page, context):
+    open_session(page, TWO_CALLS, "f", [GRAD], ["1.0"], panel="ir")
+    picker = page.get_by_test_id("call-select")
+    expect(picker.locator("option:checked")).to_contain_text("grad(f)")
+    shown = _stage_tabs(page)
+    embed = context.new_page()
+    embed.goto(_embed_of_share(page))
+    expect(embed.get_by_test_id("embed-status")).to_contain_text("ok", timeout=90_000)
+    assert _stage_tabs(embed) == shown
+
+    # A call picked in the playground, and a stage of it, travel to the embed too.
+    picker.select_option(label=picker.locator("option", has_text="jit(f)").inner_text())
+    page.get_by_test_id("stage-tab").first.click()
+    grad_tabs, shown = shown, _stage_tabs(page)
+    assert shown[1] == 0 and shown[0] != grad_tabs[0], (grad_tabs, shown)
+    embed.close()
+    # (a new page: the same URL with another fragment would not load the embed again)
+    embed = context.new_page()
+    embed.goto(_embed_of_share(page))
+    expect(embed.get_by_test_id("embed-status")).to_contain_text("ok", timeout=90_000)
+    assert _stage_tabs(embed) == shown
+    embed.close()
+
+
+def test_remove_argument_buttons_are_named_for_their_row_and_keep_the_focus(page: Page):
+    from .conftest import session_fragment
+
+    code = "import jax.numpy as jnp\n\ndef f(*xs):\n    return sum(xs)\n"
+    page.goto("/" + session_fragment(code, "f", [], ["1.0", "2.0", "3.0"]))
+    removes = page.get_by_test_id("arg-remove")
+    expect(removes).to_have_count(3)
+    expect(removes.nth(1)).to_have_attribute("aria-label", "Remove argument arg1")
+    page.get_by_role("button", name="Remove argument arg1").click()
+    expect(page.get_by_test_id("arg-input")).to_have_count(2)
+    assert [i.input_value() for i in page.get_by_test_id("arg-input").all()] == ["1.0", "3.0"]
+    # From the keyboard: the focus moves on to the next row's button, not to the page's body.
+    page.get_by_role("button", name="Remove argument arg1").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("arg-input")).to_have_count(1)
+    expect(page.get_by_test_id("arg-input")).to_have_value("1.0")
+    assert page.evaluate("document.activeElement.dataset.testid") in ("arg-remove", "add-arg")
+
+
+TICK = re.compile(r"^(0|[1-9]\d*(\.\d*[1-9])?|0\.\d*[1-9])\u00a0(µs|ms|s)$|^0$")
+
+
+@needs_runner
+def test_timeline_ticks_are_clean_numbers_in_one_unit(page: Page):
+    """The axis read "200.0 ms", "0.50 ms" and "1.00 s" beside "500.0 ms": now one unit per axis,
+    as many decimals as the step needs, and no trailing zeros."""
+    span = {"ms": 1.0}
+
+    def scaled(route):
+        # The run's real report, its events stretched to a chosen span (a run's own takes what it takes).
+        resp = route.fetch()
+        report = resp.json()
+        events = report["timings"] + [e for c in report["calls"] for e in c["timings"]]
+        t0 = min(e["start_ms"] for e in events)
+        t1 = max(e["start_ms"] + e["duration_ms"] for e in events)
+        k = span["ms"] / (t1 - t0)
+        for e in events:
+            e["start_ms"] = t0 + (e["start_ms"] - t0) * k
+            e["duration_ms"] *= k
+        report["duration_ms"] = span["ms"]
+        route.fulfill(response=resp, json=report)
+
+    page.route("**/api/run", scaled)
+    open_session(page, TANH, "tanh", [GRAD, {"name": "jit", "options": {}}], ["1.0"], panel="timings")
+    for ms, unit in [(0.8, "µs"), (1.6, "ms"), (850.0, "ms"), (1300.0, "s"), (2600.0, "s")]:
+        span["ms"] = ms
+        run_and_wait(page)
+        ticks = page.get_by_test_id("timeline-tick")
+        expect(ticks.first).to_have_text("0")
+        labels = ticks.all_text_contents()
+        assert len(labels) >= 3, labels
+        bad = [t for t in labels if not TICK.match(t)]
+        assert not bad, (ms, labels)
+        assert {t.split("\u00a0")[1] for t in labels[1:]} == {unit}, (ms, labels)
+    # The compiles chart's axis starts at "0" too, not "0 µs" beside its end's "56.3 ms".
+    expect(page.get_by_test_id("recompile-tick").first).to_have_text("0")
+
+
+# Each timeline bar: its width, its label's text and the label's width (null when it has none).
+BAR_LABELS = """() => [...document.querySelectorAll('[data-testid=timeline-bar]')].map((b) => {
+  const rect = b.querySelector('rect:not(.bar-hit)'), text = b.querySelector('.bar-label');
+  return {w: rect ? rect.getBBox().width : 0, label: text ? text.textContent : null,
+          lw: text ? text.getBBox().width : 0, name: b.querySelector('title').textContent.split(' (')[0]};
+})"""
+
+
+@needs_runner
+def test_a_wide_timeline_bar_with_a_long_name_shows_its_name_cut_short(page: Page):
+    """The pmap example's call bar ("run pmap(update, axis_name='batch', in_axes=…)") was a third of
+    the chart wide and showed no label: a name that did not fit whole was left out."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto("/")
+    page.get_by_test_id("open-gallery").click()
+    run_and_wait(page, page.locator("[data-testid=gallery-item][data-id='data-parallel-step']").click)
+    page.get_by_test_id("tab-timings").click()
+    expect(page.get_by_test_id("timeline-bar").first).to_be_visible()
+    bars = page.evaluate(BAR_LABELS)
+    long_run = [b for b in bars if b["name"].startswith("run pmap(")]
+    assert long_run and long_run[0]["w"] > 120, bars
+    for b in bars:
+        if b["w"] >= 60:
+            assert b["label"], b
+        if b["label"]:
+            # The whole name, or its start and an ellipsis; inside its bar.
+            assert b["label"] == b["name"] or (
+                b["label"].endswith("…") and b["name"].startswith(b["label"][:-1])
+            ), b
+            assert b["lw"] <= b["w"] - 4, b
+
+
+# The IR graph's stage and tool column, and the drawn nodes whose visible part (clipped to the
+# stage) lies under the tool column.
+UNDER_TOOLS = """() => {
+  const g = document.querySelector('[data-testid=ir-graph]');
+  const box = (e) => e.getBoundingClientRect();
+  const tools = box(g.querySelector('.graph-tools')), stage = box(g.querySelector('.graph-stage'));
+  const meet = (a, b) => a.right > b.left && a.left < b.right && a.bottom > b.top && a.top < b.bottom;
+  const clip = (b) => ({left: Math.max(b.left, stage.left), right: Math.min(b.right, stage.right),
+                        top: Math.max(b.top, stage.top), bottom: Math.min(b.bottom, stage.bottom)});
+  const under = [...g.querySelectorAll('[data-testid=ir-node]')]
+    .filter((n) => meet(box(n), stage) && meet(clip(box(n)), tools)).map((n) => n.textContent);
+  return {overlap: meet(stage, tools), under, tools: tools.width};
+}"""
+
+
+@needs_runner
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_graph_tool_column_hides_no_node_of_a_wide_graph(page: Page, artifacts, theme, size):
+    from bench.bench_ir_page import wait_graph
+
+    from .test_page_fit import FAN
+
+    page.emulate_media(color_scheme=theme)
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_session(page, FAN, "f", [{"name": "jit", "options": {}}], ["jnp.ones(3)"], panel="ir")
+    wait_graph(page)
+    seen = page.evaluate(UNDER_TOOLS)
+    assert seen["tools"] > 0 and not seen["overlap"] and not seen["under"], seen
+    # Panned on to the right, where the graph ran under the column.
+    page.locator(".graph-stage").focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    seen = page.evaluate(UNDER_TOOLS)
+    assert not seen["overlap"] and not seen["under"], seen
+    # Graph only, as wide as the stage gets.
+    page.get_by_role("button", name="Graph", exact=True).click()
+    wait_graph(page)
+    assert page.evaluate(UNDER_TOOLS)["under"] == []
+    page.screenshot(path=str(artifacts / f"graph-tools-{size[0]}-{theme}.png"))

@@ -81,7 +81,7 @@ def test_device_cards_times_agree_with_the_collectives(page: Page, artifacts):
     page.locator(".collective-table summary").click()
     expect(page.get_by_test_id("collective-wait")).to_have_count(2)
     expect(page.get_by_test_id("collective-wait").first).to_have_attribute(
-        "title", re.compile("device 0: .* in it, 0 µs waiting")
+        "title", re.compile(r"device 0: .* in it, 0\sµs waiting")
     )
 
 

@@ -6,6 +6,7 @@ rebuilds the output tree.
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Callable
 
 import numpy as np
@@ -24,6 +25,7 @@ from .narrow_dtypes import kind as dtype_kind
 from .pytree.flatten import flatten_args, unflatten_args
 from .tangent_checks import check_jvp_tangent, check_linearized_tangent
 from .vjp_function import VJP, Backward, fun_name, split_residuals
+from .vmap_sizes import inconsistent_sizes
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
@@ -308,7 +310,12 @@ def value_and_grad(
                 f"{aval.shape}. Reduce it (e.g. jnp.sum) or use jacrev/vjp."
             )
         _check_output_dtype("grad", aval.dtype, holomorphic)
-        g = f_vjp(lax.full((), 1.0, aval.dtype, aval.weak_type))
+        seed = lax.full((), 1.0, aval.dtype, aval.weak_type)
+        if "engine.parallel.spmd" in sys.modules:  # (a shard_map's result is typed on its mesh)
+            from .parallel.value_mesh import seed_on_mesh
+
+            seed = seed_on_mesh(ans, seed)
+        g = f_vjp(seed)
         g = g[0] if isinstance(argnums, int) else tuple(g)
         return ((ans, aux), g) if has_aux else (ans, g)
 
@@ -488,25 +495,24 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         dyn_arg = dyn[0] if isinstance(argnums, int) else tuple(dyn)
         dyn_flat, dyn_tree = tree_flatten(dyn_arg)
         _check_tree_as_jax_does(_check_input_dtypes, "jacfwd", tuple(dyn), holomorphic, True)
-        out_store = []
 
         def f_flat(*leaves):
             a = tree_unflatten(dyn_tree, leaves)
-            out = f_partial(a) if isinstance(argnums, int) else f_partial(*a)
-            if has_aux:
-                out, aux = out
-                out_store[:] = [aux]
-            return out
+            return f_partial(a) if isinstance(argnums, int) else f_partial(*a)
 
         def pushfwd(*tangents):
-            return jvp(f_flat, tuple(dyn_flat), tuple(tangents))
+            # (the aux as jvp returns it: its primal, unbatched, not a tracer of this jvp)
+            return jvp(f_flat, tuple(dyn_flat), tuple(tangents), has_aux=has_aux)
 
         # (staged while this thread stages, even of constants: jnp.eye is then a tracer)
         staged = core.staging_anywhere[0] and (
             core._state.dynamic is not None or any(isinstance(x, core.Tracer) for x in dyn_flat)
         )
         basis, total = _std_basis_staged(dyn_flat) if staged else _std_basis(dyn_flat)
-        y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
+        if has_aux:
+            y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(*basis)
+        else:
+            y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
         y_flat, y_tree = tree_flatten(y)
         if holomorphic:
             for yv in y_flat:
@@ -529,7 +535,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
                 start += a.size
             blocks.append(row)
         out = _jac_tree(y_flat, y_tree, in_avals, dyn_tree, blocks, True)
-        return (out, out_store[0]) if has_aux else out
+        return (out, aux) if has_aux else out
 
     return jacfun
 
@@ -680,16 +686,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
             raise ValueError("vmap must have at least one non-None value in in_axes")
         size = axis_size if axis_size is not None else sizes[0]
         if any(s != size for s in sizes):
-            desc = ", ".join(
-                f"axis {d} of an argument of shape {core.get_aval(x).shape} has size "
-                f"{core.get_aval(x).shape[d]}"
-                for x, d in zip(args_flat, in_dims)
-                if d is not None
-            )
-            raise ValueError(
-                f"vmap got inconsistent sizes for array axes to be mapped: {desc}. "
-                f"Every mapped axis must have the same size."
-            )
+            raise ValueError(inconsistent_sizes("vmap", fun, args, kwargs, in_dims, axis_size))
         out_store = []
         flat = _flatten_fun(fun, in_tree, out_store)
 

@@ -152,9 +152,19 @@ class _Experimental(types.ModuleType):
             if isinstance(value, types.ModuleType):  # (imported already: reached as an attribute)
                 name_missing_as(value, f"jax.experimental.{name}")
             return value
-        raise AttributeError(
-            f"module 'jax.experimental' has no attribute {name!r} (the engine does not implement it)"
-        )
+        raise missing_experimental(name)
+
+
+def missing_experimental(name: str) -> AttributeError:
+    """What ``jax.experimental.<name>`` raises for a name it does not have: JAX's words for a
+    submodule not imported yet (``import jax.experimental.checkify`` first), and that the engine
+    does not implement it for one there is not."""
+    message = f"module 'jax.experimental' has no attribute {name!r}"
+    try:
+        found = not name.startswith("__") and importlib.util.find_spec(f"jax.experimental.{name}") is not None
+    except (ImportError, ValueError):
+        found = False
+    return AttributeError(message if found else message + " (the engine does not implement it)")
 
 
 def _optional_module(name: str):
@@ -205,6 +215,31 @@ class _AliasLoader(importlib.abc.Loader):
             name_missing_as(module, self._alias)
 
 
+# Packages whose submodules JAX 0.10.2 does not import on attribute access (its lazy loader lists
+# the others; jax.experimental has none): ``jax.experimental.ode`` or ``jax.scipy.optimize`` after
+# a bare ``import jax.experimental`` / ``import jax.scipy`` is an AttributeError there (measured),
+# an attribute once imported. alias -> those submodules (None: all of them).
+_IMPORTED_ON_DEMAND_SUBMODULES: dict[str, frozenset[str] | None] = {
+    "jax.experimental": None,
+    "jax.scipy": frozenset({"optimize", "spatial"}),
+}
+
+
+def _binds_on_use(alias: str, name: str) -> bool:
+    if alias not in _IMPORTED_ON_DEMAND_SUBMODULES or _from_import():
+        return True
+    on_demand = _IMPORTED_ON_DEMAND_SUBMODULES[alias]
+    return on_demand is not None and name not in on_demand
+
+
+def _from_import() -> bool:
+    """Whether ``from package import name`` asks (importlib's ``_handle_fromlist`` tries the
+    attribute before it imports the submodule, under the engine's name otherwise, whose missing
+    names would then read ``module 'engine.experimental.pallas'``)."""
+    frame = sys._getframe(3)  # (_binds_on_use <- __getattr__ <- hasattr in _handle_fromlist)
+    return frame is not None and frame.f_code.co_name == "_handle_fromlist"
+
+
 def name_missing_as(module: types.ModuleType, alias: str) -> None:
     """Make a missing name of an engine module read as its jax name's (``module 'jax.lax' has no
     attribute 'conv2d'``), and a package's submodule not imported yet (``from jax.experimental
@@ -214,7 +249,7 @@ def name_missing_as(module: types.ModuleType, alias: str) -> None:
     if not getattr(own, "jax_alias", False):
 
         def __getattr__(name: str) -> Any:
-            if "__path__" in vars(module) and not name.startswith("_"):
+            if "__path__" in vars(module) and not name.startswith("_") and _binds_on_use(alias, name):
                 if importlib.util.find_spec(f"{module.__name__}.{name}") is not None:
                     sub = importlib.import_module(f"{module.__name__}.{name}")
                     name_missing_as(sub, f"{alias}.{name}")

@@ -17,6 +17,7 @@ from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .state.checks import arg_names
+from .custom_jvp_checks import check_jvp_rule_outputs
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 from . import symbolic_zeros as sz
 from .custom_rule_closures import captured_tracers, cells_holding
@@ -290,6 +291,7 @@ class custom_jvp(_Wrapping):
                         out, tout = user_jvp(tuple(dyn_primals), tuple(tangents))
             finally:
                 _in_rule.discard(self)
+            check_jvp_rule_outputs(user_jvp, self.__name__, out, tout)
             return tree_flatten(out)[0], tree_flatten(tout)[0]
 
         _named(jvp_flat, user_jvp, "jvp", self.__name__)
@@ -311,13 +313,9 @@ class custom_jvp(_Wrapping):
                 out, tout = self.jvp(tuple(primals), tuple(tangents))
         finally:
             _in_rule.discard(self)
+        check_jvp_rule_outputs(self.jvp, self.__name__, out, tout)
         outs, out_tree = tree_flatten(out)
         touts = tree_flatten(tout, is_leaf=lambda x: x is None)[0]
-        if len(touts) != len(outs):
-            raise TypeError(
-                f"Custom JVP rule of {self.__name__} must produce primal and tangent outputs with "
-                f"equal container (pytree) structures, got {len(outs)} and {len(touts)} leaves."
-            )
         result = [
             trace.tracer_type(trace, o, _float0_as_zero(sz.from_rule(t, core.get_aval(o))))
             for o, t in zip(outs, touts)
@@ -436,12 +434,12 @@ batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 def _flat_cts(cts, primal_args) -> list:
     """A bwd rule's cotangents, flat: a None for an argument (no cotangent: zero, or a ref it
     only plumbs data through) stands for each of that argument's leaves."""
-    if len(cts) != len(primal_args):
+    if not isinstance(cts, (tuple, list)) or len(cts) != len(primal_args):  # (JAX takes a list too)
         raise TypeError(
             "Custom VJP bwd rule must produce an output with the same container (pytree) structure "
             "as the args tuple of the primal function, and in particular must produce a tuple of "
             "length equal to the number of arguments to the primal function, but got bwd output "
-            f"structure {tree_flatten(tuple(cts))[1]} for primal input structure "
+            f"structure {tree_flatten(tuple(cts) if isinstance(cts, list) else cts)[1]} for primal input structure "
             f"{tree_flatten(tuple(primal_args))[1]}."
         )
     flat: list = []
@@ -552,12 +550,6 @@ class custom_vjp(_Wrapping):
             ct = tree_unflatten(out_tree, [sz.rule_tangent(c, None, symbolic) for c in ct_leaves])
             with cells_holding(cells, now or None):
                 cts = bwd(*[nondiff[i] for i in nd], res, ct) if nd else bwd(res, ct)
-            if not isinstance(cts, (tuple, list)):
-                raise TypeError(
-                    f"Custom VJP bwd rule of {self.__name__} must produce a tuple of "
-                    f"cotangents, one per differentiable positional argument; got "
-                    f"{type(cts).__name__}."
-                )
             return _flat_cts(cts, [a for i, a in enumerate(args) if i not in nd])
 
         _named(fwd_flat, fwd, "fwd", self.__name__)
@@ -597,11 +589,6 @@ class custom_vjp(_Wrapping):
             r = tree_unflatten(res_tree, list(res_in))
             ct = tree_unflatten(out_tree, [sz.rule_tangent(c, None, symbolic) for c in ct_leaves])
             cts = bwd(*[nondiff[i] for i in nd], r, ct) if nd else bwd(r, ct)
-            if not isinstance(cts, (tuple, list)):
-                raise TypeError(
-                    f"Custom VJP bwd rule of {name} must produce a tuple of cotangents, one per "
-                    f"differentiable positional argument; got {type(cts).__name__}."
-                )
             return _flat_cts(cts, dyn)
 
         touts = custom_lin_p.bind(

@@ -33,7 +33,7 @@ def is_symbolic_dim(d: Any) -> bool:
 
 def as_dim(d: Any) -> Any:
     """``d`` as a dimension: a symbolic expression as it is, anything else as an ``int``."""
-    return d if getattr(d, "_is_dim_expr", False) else int(d)
+    return d if getattr(d, "_is_dim_expr", False) else operator.index(d)  # (2.0 is no dimension)
 
 
 def is_constant_shape(shape: tuple) -> bool:

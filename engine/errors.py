@@ -135,6 +135,11 @@ class JaxprTypeError(TypeError):
     twice or used unbound, or a binder whose type is not what its primitive's rule gives."""
 
 
+def invalid_shape_error(shape: object) -> TypeError:
+    """JAX's TypeError for a shape that is not a sequence of integers (``(2.0,)``, ``2.5``)."""
+    return TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.")
+
+
 def traced_shape_error(shape: object) -> TypeError:
     """JAX's TypeError for a shape with a traced dimension (raised where JAX canonicalizes shapes:
     jnp's constructors and reshape, lax's shape parameters)."""

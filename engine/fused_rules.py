@@ -49,14 +49,17 @@ def _fused_primitives() -> tuple:
     return (fma_p, fma_sum_p, fma_chain_sum_p, ynn_unary_p, gathered_sum_p)
 
 
-def compiled(closed: ClosedJaxpr, rule: bool = False) -> ClosedJaxpr:
+def compiled(closed: ClosedJaxpr, rule: bool = False, body: bool = False) -> ClosedJaxpr:
     """``closed`` as XLA's CPU compiler runs it: simplified, unused work dropped, nested calls
     inlined and the multiply-adds LLVM contracts fused (the same object when nothing changes).
-    ``rule``: a differentiation rule's program (see ``_compile``)."""
-    return _compile(closed, rule)[0]
+    ``rule``: a differentiation rule's program (see ``_compile``); ``body``: a loop's or a
+    branch's body (``multiply_add.contract``)."""
+    return _compile(closed, rule, body=body)[0]
 
 
-def _compile(closed: ClosedJaxpr, rule: bool = False, simplify: bool = True) -> tuple[ClosedJaxpr, bool]:
+def _compile(
+    closed: ClosedJaxpr, rule: bool = False, simplify: bool = True, body: bool = False
+) -> tuple[ClosedJaxpr, bool]:
     """``compiled(closed)`` (without XLA's simplifications unless ``simplify``), and whether a
     rewrite (beyond dropping unused work and inlining calls) applied. A ``rule``'s program keeps
     its sums of products as they are (no fused sum has derivative rules). Programs with refs are left
@@ -71,7 +74,7 @@ def _compile(closed: ClosedJaxpr, rule: bool = False, simplify: bool = True) -> 
         if len(dced.eqns) == len(jaxpr.eqns):
             return simplified, simplified is not closed
         return ClosedJaxpr(dced, simplified.consts), simplified is not closed
-    flat = FlatProgram(simplified, sums=not rule)  # (nested jits inlined, as XLA does, then contracted)
+    flat = FlatProgram(simplified, sums=not rule, body=body)  # (nested jits inlined, then contracted)
     fused = flat.folded or any(e.primitive in _fused_primitives() for e in flat.eqns)
     if (
         not fused

@@ -28,6 +28,7 @@ from . import (
     ir,
     jit_cache_miss,
     jit_runtime,
+    jit_signature,
     key_reuse,
     monitoring,
     narrow_dtypes,
@@ -276,31 +277,16 @@ class JitFunction:
         self.fun = fun
         self.__wrapped__ = fun
         functools.update_wrapper(self, fun, updated=())
-        sig = None
-        try:
-            sig = _pyinspect.signature(fun)
-        except (TypeError, ValueError):
-            pass
-        static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums or ())
-        static_argnames = (
-            (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        sig = jit_signature.signature(fun)  # (read once: resolving both kinds of argument needs it)
+        self.static_argnums, self.static_argnames = jit_signature.resolve(
+            sig, static_argnums, static_argnames
         )
-        if sig is not None:
-            params = list(sig.parameters)
-            # JAX infers names from numbers and numbers from names.
-            static_argnames = tuple(static_argnames) + tuple(
-                params[i] for i in static_argnums if 0 <= i < len(params) and params[i] not in static_argnames
-            )
-            static_argnums = tuple(static_argnums) + tuple(
-                params.index(n)
-                for n in static_argnames
-                if n in params and params.index(n) not in static_argnums
-            )
-        self.static_argnums = tuple(sorted(set(static_argnums)))
-        self.static_argnames = tuple(static_argnames)
-        names = list(sig.parameters) if sig is not None else None
+        self.static_argnums = tuple(sorted(set(self.static_argnums)))
+        donate_argnums, donate_argnames = jit_signature.resolve(
+            sig, donate_argnums, donate_argnames, "donate"
+        )
         self.donate_argnums, self.donate_argnames = donation.argnums_and_names(
-            donate_argnums, donate_argnames, names
+            donate_argnums, donate_argnames, list(sig.parameters) if sig is not None else None
         )
         self.name: str = name if name else getattr(fun, "__name__", "fun")
         # One cache per function and static configuration, as JAX's: jit(f) twice traces f once.
@@ -445,7 +431,7 @@ class JitFunction:
                 return tree_unflatten(out_tree, [core.array_of(o, w) for o, w in zip(outs, weak)])
         return self._call_slow(args, kwargs)
 
-    def _call_slow(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _call_slow(self, args: tuple[Any, ...], kwargs: dict[str, Any], shardings: Any = None) -> Any:
         if _config.values["jax_disable_jit"]:
             return self.fun(*args, **kwargs)
         if invalid_values.active[0] and not core.tracing_active():
@@ -458,7 +444,7 @@ class JitFunction:
 
             invalid_values.check_jit_outputs(self.name, tree_flatten(out)[0], deoptimized)
             return out
-        return self._call_staged(args, kwargs)
+        return self._call_staged(args, kwargs, shardings)
 
     @staticmethod
     def _staged_key(
@@ -478,7 +464,7 @@ class JitFunction:
             keyed = (*keyed, ("xla_metadata", None, source_info.xla_metadata[0]))
         return (keyed, in_tree, avals)
 
-    def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _call_staged(self, args: tuple[Any, ...], kwargs: dict[str, Any], shardings: Any = None) -> Any:
         statics, static_nums, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((tuple(dyn_args), dyn_kwargs))
         try:
@@ -560,7 +546,8 @@ class JitFunction:
         if key_reuse.active[0] and not core.tracing_active():
             key_reuse.jit_call(closed, leaves, len(hoisted))
         donated = donation.of_call(self, args, dyn_kwargs, static_nums)  # (JAX's donated_invars say so)
-        outs = bind_call(closed, [*hoisted, *leaves], self.name, donated, self.keep_unused)
+        flat = shardings and shardings(dyn_args, leaves, out_tree, closed.out_avals, len(hoisted))
+        outs = bind_call(closed, [*hoisted, *leaves], self.name, donated, self.keep_unused, flat)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
             tier, job = _tier.last

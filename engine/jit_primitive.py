@@ -4,18 +4,27 @@ inner jaxpr so that ``grad(jit(f))`` and ``vmap(jit(f))`` stay staged."""
 
 from __future__ import annotations
 
-import functools
+import itertools
 import sys
 from contextlib import contextmanager
 import weakref
 from typing import Any, Iterator, Sequence
 
-import numpy as np
 
 from . import ad, backward_pass, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Array, Tracer, Value
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from .jit_params import (
+    batched_sharding,
+    carried,
+    call_params,
+    pp_jit_params,
+    specified_shardings,
+    unspecified,
+    unspecified_n,
+    with_body,
+)
 from .jit_runtime import _executables, _first_tier, _tier, compiled_form, result_weak_types
 from .staging import trace_to_jaxpr
 from .state.discharge import RefOperandPrimitive
@@ -24,85 +33,7 @@ from .state.types import AbstractRef, Ref
 jit_p = RefOperandPrimitive("jit", multiple_results=True)
 
 
-class UnspecifiedValue:
-    """JAX's sharding left to the compiler: each of a jit's in_shardings and out_shardings."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UnspecifiedValue"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, UnspecifiedValue)
-
-    def __hash__(self) -> int:
-        return hash(UnspecifiedValue)
-
-
-UNSPECIFIED = UnspecifiedValue()
-
-
-@functools.lru_cache(maxsize=None)
-def _empty_mesh() -> Any:
-    from .sharding import Mesh
-
-    return Mesh(np.empty((), dtype=object), ())  # type: ignore[no-untyped-call]
-
-
-@functools.lru_cache(maxsize=4096)
-def call_params(
-    n_in: int,
-    n_out: int,
-    donated: tuple[bool, ...] | None = None,
-    keep_unused: bool = False,
-    inline: bool = False,
-) -> dict[str, Any]:
-    """A call's params besides ``jaxpr`` and ``name``, as JAX's jit binds them: its shardings and
-    layouts unspecified, the arguments donated, the context's mesh (none) and its options. One dict
-    per arity and options (callers unpack it, never change it), so a call builds nothing."""
-    return {
-        "in_shardings": (UNSPECIFIED,) * n_in,
-        "out_shardings": (UNSPECIFIED,) * n_out,
-        "in_layouts": (None,) * n_in,
-        "out_layouts": (None,) * n_out,
-        "donated_invars": donated if donated is not None else (False,) * n_in,
-        "ctx_mesh": _empty_mesh(),
-        "keep_unused": keep_unused,
-        "inline": inline,
-        "compiler_options_kvs": (),
-    }
-
-
-def with_body(
-    params: dict[str, Any], closed: ClosedJaxpr, donated: Sequence[bool] | None = None
-) -> dict[str, Any]:
-    """A call's params for the body ``closed`` a transformation made of a call with ``params``:
-    its options kept, the per-argument ones for the new arity (``donated``: of its arguments,
-    where the transformation keeps track of them; none otherwise)."""
-    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
-    donated = tuple(donated) if donated is not None and any(donated) else None
-    extra = call_params(n_in, n_out, donated, params.get("keep_unused", False), params.get("inline", False))
-    return {"jaxpr": closed, "name": params["name"], **extra}
-
-
-def _pp_jit_params(eqn: JaxprEqn) -> list[tuple[str, Any]]:
-    # JAX's: name= first (easier to scan), then the rest by name, defaults hidden
-    p = eqn.params
-    hidden = {"name", "inline"}
-    for k, default in (("in_shardings", UNSPECIFIED), ("out_shardings", UNSPECIFIED), ("in_layouts", None)):
-        if all(s == default for s in p.get(k, ())):
-            hidden.add(k)
-    if all(s is None for s in p.get("out_layouts", ())):
-        hidden.add("out_layouts")
-    for k in ("donated_invars", "keep_unused", "compiler_options_kvs"):
-        if not any(p.get(k, ())) if k == "donated_invars" else not p.get(k):
-            hidden.add(k)
-    if "ctx_mesh" not in p or p["ctx_mesh"].empty:
-        hidden.add("ctx_mesh")
-    return [("name", p["name"]), *sorted((k, v) for k, v in p.items() if k not in hidden)]
-
-
-ir.pp_params_rules[jit_p] = _pp_jit_params
+ir.pp_params_rules[jit_p] = pp_jit_params
 
 
 def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
@@ -111,7 +42,16 @@ def _names_a_mesh(jaxpr: ClosedJaxpr) -> bool:
 
 
 @jit_p.def_impl
-def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **_: Any) -> list[Array]:
+def _jit_impl(*args: Value, jaxpr: ClosedJaxpr, name: str, **params: Any) -> list[Array]:
+    sh = specified_shardings(params)
+    if sh is None:
+        return _run_call(args, jaxpr, name)
+    from .parallel.sharded_jit import place_flat  # (arguments laid out first, results after)
+
+    return place_flat(_run_call(place_flat(args, sh[0]), jaxpr, name), sh[1])
+
+
+def _run_call(args: Sequence[Value], jaxpr: ClosedJaxpr, name: str) -> list[Array]:
     weak = [a.weak_type for a in jaxpr.out_avals]  # the traced program's (a rewrite may drop a convert)
     spaces = [getattr(a, "memory_space", core.DEVICE) for a in jaxpr.out_avals]
     traced = jaxpr
@@ -183,15 +123,19 @@ def bind_call(
     name: str,
     donated: Sequence[bool] | None = None,
     keep_unused: bool = False,
+    shardings: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> list[Value]:
     """A call of a jitted function: ``jit_p`` bound, noting which bodies calls stage as they are.
-    ``donated``: which of the last arguments (after hoisted constants) the call donates."""
+    ``donated``: which of the last arguments (after hoisted constants) the call donates;
+    ``shardings``: its arguments' and results' (a traced call of a jit with shardings)."""
     tracing = core.tracing_active()
     if tracing:
         note_call(closed)
     n_in = len(closed.in_avals)
     flags = (*[False] * (n_in - len(donated)), *donated) if donated and any(donated) else None
     options = call_params(n_in, len(closed.out_avals), flags, keep_unused)
+    if shardings is not None:
+        options = {**options, "in_shardings": tuple(shardings[0]), "out_shardings": tuple(shardings[1])}
     outs: list[Value] = jit_p.bind(*args, jaxpr=closed, name=name, **options)
     if tracing:
         note_staged_call(closed, outs)
@@ -366,7 +310,11 @@ def _jit_jvp(
     closed, hoisted, out_nonzero = cached
     _note_rule_body(closed, jaxpr, "jvp")
     donated = [False] * len(hoisted) + list(params.get("donated_invars", ())) + [False] * len(tvals)
-    outs = jit_p.bind(*hoisted, *primals, *tvals, **with_body({"name": name, **params}, closed, donated))
+    # (tangents are laid out as their primals: JAX's _pjit_jvp)
+    sh = carried(
+        specified_shardings(params), [len(hoisted), (0, None), (0, nonzero)], [(1, None), (1, out_nonzero)]
+    )
+    outs = jit_p.bind(*hoisted, *primals, *tvals, **with_body({"name": name, **params}, closed, donated, sh))
     m = len(jaxpr.out_avals)
     t_it = iter(outs[m:])
     tout = [next(t_it) if nz else ad.Zero(ad.tangent_aval(a)) for nz, a in zip(out_nonzero, jaxpr.out_avals)]
@@ -416,7 +364,10 @@ def _jit_transpose(
     closed, hoisted = cached
     _note_rule_body(closed, jaxpr, "transpose")
     defined_vals = [a for a, u in zip(projected, undef) if not u]
-    outs = jit_p.bind(*hoisted, *defined_vals, *cts, **with_body({"name": name, **params}, closed))
+    # (a cotangent is laid out as its primal: JAX's transpose)
+    defined, nonzero = [not u for u in undef], [z is None for z in zero_avals]
+    sh = carried(specified_shardings(params), [len(hoisted), (0, defined), (1, nonzero)], [(0, undef)])
+    outs = jit_p.bind(*hoisted, *defined_vals, *cts, **with_body({"name": name, **params}, closed, None, sh))
     it = iter(outs)
     return [next(it) if u else None for u in undef]
 
@@ -448,7 +399,17 @@ def _jit_batch(
     closed, hoisted, out_dims = cached
     _note_rule_body(closed, jaxpr, "vmap")
     donated = [False] * len(hoisted) + list(params.get("donated_invars", ()))
-    outs = jit_p.bind(*hoisted, *vals, **with_body({"name": name, **params}, closed, donated))
+    sh = specified_shardings(params)  # (the batch axis is not split: JAX's _pjit_batcher_for_sharding)
+    if sh is not None:
+        n_h, ins, outs_ = len(hoisted), closed.in_avals, closed.out_avals
+        sh = (
+            (
+                *unspecified_n(n_h),
+                *[batched_sharding(s, d, a.ndim) for s, d, a in zip(sh[0], dims, ins[n_h:])],
+            ),
+            tuple(batched_sharding(s, d, a.ndim) for s, d, a in zip(sh[1], out_dims, outs_)),
+        )
+    outs = jit_p.bind(*hoisted, *vals, **with_body({"name": name, **params}, closed, donated, sh))
     return outs, list(out_dims)
 
 
@@ -464,11 +425,14 @@ def _jit_partial_eval(
     in_unknowns = [not t.pval.is_known for t in tracers]
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     literal_residuals = _linearized_directly()
-    key = (tuple(in_unknowns), literal_residuals)
+    sh = specified_shardings(params)
+    # (a known result laid out by out_shardings is returned even when it is an argument, as JAX's)
+    pinned = () if sh is None else tuple(not unspecified(s) for s in sh[1])
+    key = (tuple(in_unknowns), literal_residuals, pinned)
     cached = _linearized_cache(_split_jaxprs, jaxpr).get(key)
     if cached is None:
         with _in_rule_body():
-            cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals), literal_residuals)
+            cached = _split_for_partial_eval(jaxpr, in_unknowns, len(known_vals), literal_residuals, pinned)
         if not cached[1]:
             _split_jaxprs[jaxpr][key] = cached
     known_closed, hoisted, closed2, out_unknowns = cached[:4]
@@ -476,7 +440,13 @@ def _jit_partial_eval(
     _note_rule_body(closed2, jaxpr, None)
     j2 = closed2.jaxpr
     params = {"name": name, **params}
-    outs1_res = jit_p.bind(*hoisted, *known_vals, **with_body(params, known_closed))
+    # (residuals unspecified, known results forwarded from arguments dropped; JAX's _pjit_partial_eval)
+    known_in, known_position = [not u for u in in_unknowns], itertools.count()
+    kept = [not u and next(known_position) not in cached[6]["out"] for u in out_unknowns]
+    n_res1, n_res2 = len(known_closed.out_avals) - sum(kept), len(closed2.in_avals) - sum(in_unknowns)
+    sh1 = carried(sh, [len(hoisted), (0, known_in)], [(1, kept), n_res1])
+    sh2 = carried(sh, [n_res2, (0, in_unknowns)], [(1, out_unknowns)])
+    outs1_res = jit_p.bind(*hoisted, *known_vals, **with_body(params, known_closed, None, sh1))
     outs1, res = _known_outputs_and_residuals(known_vals, outs1_res, cached[4:], jaxpr.consts)
     if params["inline"]:  # (staged as its equations, as JAX stages an inline jit's: fused_rules.jvp's)
         res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
@@ -486,7 +456,7 @@ def _jit_partial_eval(
         known = iter(outs1)
         return [next(outs2) if u else next(known) for u in out_unknowns]
     out_avals = [v.aval for v in j2.outs]
-    params = with_body(params, closed2)
+    params = with_body(params, closed2, None, sh2)
     return _stage_unknown_half(trace, jit_p, params, out_avals, res, tracers, outs1, out_unknowns)
 
 
@@ -557,7 +527,11 @@ _literal_residuals = [True]  # False while the body of a jit split without them 
 
 
 def _split_for_partial_eval(
-    jaxpr: ClosedJaxpr, in_unknowns: list[bool], num_known: int, literal_residuals: bool = True
+    jaxpr: ClosedJaxpr,
+    in_unknowns: list[bool],
+    num_known: int,
+    literal_residuals: bool = True,
+    pinned: Sequence[bool] = (),
 ) -> tuple[Any, ...]:
     saved, _literal_residuals[0] = _literal_residuals[0], literal_residuals
     try:
@@ -582,7 +556,12 @@ def _split_for_partial_eval(
     if len(j1.in_binders) == num_known:
         position = {v: i for i, v in enumerate(j1.in_binders)}
         outs, res_outs = j1.outs[:n_known_out], j1.outs[n_known_out:]
-        forwarded["out"] = {i: position[v] for i, v in enumerate(outs) if type(v) is Var and v in position}
+        known_pinned = [p for p, u in zip(pinned, out_unknowns) if not u] or [False] * n_known_out
+        forwarded["out"] = {
+            i: position[v]
+            for i, (v, p) in enumerate(zip(outs, known_pinned))
+            if type(v) is Var and v in position and not p
+        }
         forwarded["res"] = {
             k: position[r] for k, r in enumerate(res_outs) if r in position and k not in forwarded["const"]
         }
@@ -665,14 +644,18 @@ def _jit_partial_eval_jaxpr(
         for kind, i, aval in sources
     ]
     new_res = [a for a, (kind, _, _) in zip(res_atoms, sources) if kind == "new" and type(a) is Var]
+    sh = specified_shardings(params)  # (residuals unspecified, as in JAX's rule)
+    sh1 = carried(sh, [(0, [not u for u in unks_in])], [(1, [not u for u in out_uk]), len(new_res)])
+    unknown_sh = [(0, unks_in), len(res_atoms)]
+    sh2 = carried(sh, unknown_sh if residuals_last[0] else unknown_sh[::-1], [(1, out_uk)])
     eqn1 = JaxprEqn(
-        jit_p, known_ins, with_body(params, known_closed), [*known_outs, *new_res], eqn.source_info
+        jit_p, known_ins, with_body(params, known_closed, None, sh1), [*known_outs, *new_res], eqn.source_info
     )
     unknown_ins = [x for x, u in zip(eqn.inputs, unks_in) if u]
     eqn2 = JaxprEqn(
         jit_p,
         [*unknown_ins, *res_atoms] if residuals_last[0] else [*res_atoms, *unknown_ins],
-        with_body(params, unknown_closed),
+        with_body(params, unknown_closed, None, sh2),
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
         eqn.source_info,
     )
@@ -700,13 +683,14 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
         cached = table[key] = (ClosedJaxpr(body, closed.consts), used_inputs)
     dced, used_inputs = cached
     staged_like(dced, closed)  # (the same call sites, pruned)
+    sh = carried(specified_shardings(eqn.params), [(0, used_inputs)], [(1, used_outputs)])
     # (a new jaxpr even when nothing is dropped, as JAX's: a jit body inside a DCE'd known side is
     # not the jaxpr traced for a direct call)
     return eqn._replace(
         inputs=[x for x, u in zip(eqn.inputs, used_inputs) if u],
         out_binders=[v for v, u in zip(eqn.out_binders, used_outputs) if u],
         params=with_body(
-            eqn.params, dced, [d for d, u in zip(eqn.params.get("donated_invars", ()), used_inputs) if u]
+            eqn.params, dced, [d for d, u in zip(eqn.params.get("donated_invars", ()), used_inputs) if u], sh
         ),
     )
 
@@ -757,34 +741,40 @@ def _split_inner_jit(
     return ClosedJaxpr(j1, closed.consts), ClosedJaxpr(j2, []), out_uk, sources
 
 
-_forwarding_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, Any]" = weakref.WeakKeyDictionary()
+_forwarding_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 
 
 def _jit_forward_known_outputs(eqn: JaxprEqn) -> tuple[JaxprEqn, dict[Var, Atom]] | None:
     """The known half of a split jit without the outputs its body returns straight from an argument
     (JAX's rule passes those arguments on instead); memoized, so one jit split twice stays one."""
     closed = eqn.params["jaxpr"]
-    cached = _forwarding_jaxprs.get(closed)
+    sh = specified_shardings(eqn.params)
+    # (a result laid out by out_shardings is returned even when it is an argument, as JAX's)
+    pinned = () if sh is None else tuple(not unspecified(s) for s in sh[1])
+    table = _linearized_cache(_forwarding_jaxprs, closed)
+    cached = table.get(pinned)
     if cached is None:
         body = closed.jaxpr
         position = {v: i for i, v in enumerate(body.in_binders)}
-        from_input = {k: position[v] for k, v in enumerate(body.outs) if type(v) is Var and v in position}
+        from_input = {
+            k: position[v]
+            for k, v in enumerate(body.outs)
+            if type(v) is Var and v in position and not (pinned and pinned[k])
+        }
         kept = Jaxpr(
             body.constvars,
             body.in_binders,
             body.eqns,
             [v for k, v in enumerate(body.outs) if k not in from_input],
         )
-        cached = _forwarding_jaxprs[closed] = (
-            ClosedJaxpr(kept, closed.consts) if from_input else None,
-            from_input,
-        )
+        cached = table[pinned] = (ClosedJaxpr(kept, closed.consts) if from_input else None, from_input)
     pruned, from_input = cached
     if pruned is None:
         return None
     dropped = {eqn.out_binders[k]: eqn.inputs[i] for k, i in from_input.items()}
     outs = [v for k, v in enumerate(eqn.out_binders) if k not in from_input]
-    params = with_body(eqn.params, pruned, eqn.params.get("donated_invars"))
+    sh = carried(sh, [(0, None)], [(1, [k not in from_input for k in range(len(eqn.out_binders))])])
+    params = with_body(eqn.params, pruned, eqn.params.get("donated_invars"), sh)
     return eqn._replace(out_binders=outs, params=params), dropped
 
 

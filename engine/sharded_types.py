@@ -126,6 +126,23 @@ def _type_str(aval, sharding) -> str:
     return f"{aval.dtype.name}{aval._space()}[{','.join(dims)}]"
 
 
+def context_sharding(ndim: int) -> NamedSharding | None:
+    """JAX's ``aval.sharding`` of an ``ndim``-dimensional value whose type names no mesh axis, as
+    transpose rules pass it on (``out_sharding=operand.aval.sharding``): replicated over the context
+    mesh (inside ``shard_map``, its Manual mesh; under ``jax.set_mesh``, that mesh); None outside
+    any (JAX's ``canonicalize_sharding`` drops an empty mesh). A mesh with Explicit axes gives None
+    too: there a value's type has its own spec, which the engine's types do not carry.
+
+    >>> with jax.sharding.use_abstract_mesh(AbstractMesh((4,), ("d",))):
+    ...     context_sharding(1)
+    NamedSharding(mesh=AbstractMesh('d': 4, axis_types=(Auto,)), spec=P(None,))
+    """
+    mesh = get_abstract_mesh()
+    if mesh.empty or AxisType.Explicit in mesh.axis_types:
+        return None
+    return NamedSharding(mesh, PartitionSpec(*[None] * ndim))
+
+
 def typeof(x):
     """The type of ``x``: shape, dtype, weak type and, on an explicit mesh, its sharding.
 
@@ -144,9 +161,16 @@ def typeof(x):
     if sharding is None and isinstance(x, core.Tracer) and "engine.parallel.partition" in sys.modules:
         sharding = sys.modules["engine.parallel.partition"].traced_sharding(x)
     if sharding is None:
-        empty = NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * aval.ndim))
+        # (a traced value: replicated over the context mesh, inside shard_map its Manual one)
+        here = context_sharding(aval.ndim) if isinstance(x, core.Tracer) else None
+        if here is None and isinstance(x, core.Tracer) and "engine.parallel.spmd" in sys.modules:
+            from .parallel.value_mesh import traced_mesh  # (typed on a shard_map's mesh)
+
+            mesh = traced_mesh(x)
+            here = None if mesh is None else NamedSharding(mesh, PartitionSpec(*[None] * aval.ndim))
+        replicated = here or NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * aval.ndim))
         return ShardedShapedArray(
-            aval.shape, aval.dtype, aval.weak_type, empty, memory_space=aval.memory_space
+            aval.shape, aval.dtype, aval.weak_type, replicated, memory_space=aval.memory_space
         )
     mesh = sharding.mesh.abstract_mesh if isinstance(sharding.mesh, Mesh) else sharding.mesh
     current = get_abstract_mesh()

@@ -100,6 +100,8 @@ def _dot(eqn, inputs, producer):
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     out = eqn.out_binders[0].aval
     x, y = inputs
+    if x is y and x.aval.ndim == 1 and _real_float(x) and x.aval.dtype == out.dtype:
+        return _square_summed(x, out)
     if not all(_real_float(v) and v.aval.dtype == out.dtype for v in inputs) or any(
         v.aval.shape[d] != 1 for v, c in ((x, xc), (y, yc)) for d in c
     ):
@@ -134,7 +136,51 @@ def _dot(eqn, inputs, producer):
     return [*new, mul], product
 
 
+def _square_summed(x, out):
+    """x . x, x a vector => sum(x * x): XLA strength-reduces a dot of two vectors to a product and
+    a sum, and the sum of a square adds its products unfused (``sum_order``'s ``load_square``): CG's
+    r . r in a while loop's body was an ulp off JAX, the engine's dot fusing them. (A dot of two
+    other vectors already adds as that sum does.)"""
+    from .lax.reductions import reduce_sum_p
+
+    mul, product = _eqn(ew.mul_p, [x, x], x.aval)
+    total, summed = _eqn(reduce_sum_p, [product], out, dict(axes=(0,), out_sharding=None))
+    return [mul, total], summed
+
+
+def _transposed_product(eqn, inputs, producer):
+    """transpose(A' * B'), A' and B' broadcasts => the product of A and B broadcast in the
+    transposed order: one loop writing the result where XLA's fusion writes it. A per-example
+    weight gradient (``vmap(grad)`` of ``x @ w``: ``_dot``'s outer product, transposed by the dot's
+    rule) was a product written once and turned once, 2x the memory traffic of the result."""
+    m = _operand_of(inputs[0], ew.mul_p, producer)
+    if m is None or _USES[-1].get(inputs[0], 1) != 1:
+        return None
+    perm = [int(p) for p in eqn.params["permutation"]]
+    where = {d: i for i, d in enumerate(perm)}  # (an operand's dimension d lands at where[d])
+    new, wide = [], []
+    for x in m.inputs:
+        b = _operand_of(x, st.broadcast_in_dim_p, producer)
+        if b is None:
+            return None
+        dims = tuple(where[int(d)] for d in b.params["broadcast_dimensions"])
+        if list(dims) != sorted(dims):
+            return None
+        w, full = _eqn(
+            st.broadcast_in_dim_p,
+            list(b.inputs),
+            eqn.out_binders[0].aval,
+            dict(b.params, shape=eqn.out_binders[0].aval.shape, broadcast_dimensions=dims),
+        )
+        new.append(w)
+        wide.append(full)
+    mul, product = _eqn(ew.mul_p, wide, eqn.out_binders[0].aval)
+    return [*new, mul], product
+
+
 rules[st.dot_general_p] = _dot
 rules[st.transpose_p] = lambda eqn, inputs, producer: (
-    _transpose_of_transpose(eqn, inputs, producer) or _transposed_dot(eqn, inputs, producer)
+    _transpose_of_transpose(eqn, inputs, producer)
+    or _transposed_dot(eqn, inputs, producer)
+    or _transposed_product(eqn, inputs, producer)
 )

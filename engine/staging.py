@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy as np
 
@@ -219,6 +219,16 @@ class JaxprBuilder:
         jaxpr = Jaxpr([], in_binders, self.eqns, out_vars)
         jaxpr, constvals = _inline_literals(jaxpr, constvals)
         return jaxpr, constvals
+
+
+def staged_var(tracer: object) -> tuple[JaxprBuilder, Var] | None:
+    """The builder staging ``tracer`` and the variable it stands for there; None for a value that
+    is not one of a staging trace's variables."""
+    if not isinstance(tracer, JaxprTracer):
+        return None
+    builder = cast(JaxprTrace, tracer._trace).builder
+    var = builder.tracer_to_var.get(id(tracer))
+    return None if var is None else (builder, var)
 
 
 def inlines_as_literal(val: Value) -> bool:

@@ -81,6 +81,10 @@ class ServerProcess:
         env = dict(os.environ)
         env.update({f"JAXPLAY_{k.upper()}": str(v) for k, v in self.settings.items()})
         env.update(self.extra_env)
+        if "JAXPLAY_ISOLATION" not in env and not self.prefix and os.geteuid() != 0:
+            # As `make run` for a normal user: no run can get a uid of its own, and a server on
+            # loopback started by that user opts in to sharing it (tests asserting a mode set one).
+            env["JAXPLAY_ISOLATION"] = "unsafe-single-user"
         self._log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             [*self.prefix, self.python, "-m", "server"],

@@ -95,6 +95,44 @@ def test_submodules_jax_does_not_import_are_attributes_once_imported(tmp_path):
     ]
 
 
+def test_submodules_jax_packages_do_not_import_on_use(tmp_path):
+    # (JAX 0.10.2: jax.scipy's lazy loader leaves out optimize and spatial; jax.experimental has none)
+    proc = run_cli(
+        tmp_path,
+        """\
+        import jax, jax.scipy, jax.experimental
+        print(hasattr(jax.scipy, "optimize"), hasattr(jax.scipy, "spatial"), hasattr(jax.scipy, "stats"))
+        print(hasattr(jax.experimental, "ode"), hasattr(jax.experimental, "checkify"))
+        import jax.scipy.optimize
+        from jax.experimental import ode
+        print(jax.scipy.optimize.minimize is not None, jax.experimental.ode is ode)
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["False False True", "False False", "True True"]
+
+
+def test_an_experimental_module_not_imported_yet_is_missing_in_jaxs_words(tmp_path):
+    # (the engine said "(the engine does not implement it)" of jax.experimental.checkify, which it
+    # implements: JAX's own message, which a user answers by importing it)
+    proc = run_cli(
+        tmp_path,
+        """\
+        import jax
+        for name in ["checkify", "no_such_thing"]:
+            try:
+                getattr(jax.experimental, name)
+            except AttributeError as e:
+                print(e)
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "module 'jax.experimental' has no attribute 'checkify'",
+        "module 'jax.experimental' has no attribute 'no_such_thing' (the engine does not implement it)",
+    ]
+
+
 def test_overrides_are_scoped(jax):
     marker = object()
     undo = compat.set_overrides({"grad": marker})

@@ -224,9 +224,11 @@ def test_bodies_are_printed_inline():
 
 
 def test_errors():
-    with pytest.raises(TypeError, match="identical types"):
+    with pytest.raises(TypeError, match="cond branches must have equal output types but they differ"):
         lax.cond(True, lambda x: x, lambda x: lax.convert_element_type(x, np.int32), 1.0)
-    with pytest.raises(TypeError):
+    with pytest.raises(
+        TypeError, match="scan body function carry input and carry output must have equal types"
+    ):
         lax.scan(lambda c, x: (lax.convert_element_type(c, np.int32), x), 1.0, f32([1.0]))
 
 

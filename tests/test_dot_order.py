@@ -114,3 +114,41 @@ def test_a_true_fused_multiply_add():
     want = np.float32(1 + 2**-23)
     assert xla_dot(x, np.repeat(y, 2, axis=2))[0, 0, 0] == want  # (the kernels' fma)
     assert dot_order._fma(x[0, 0, 1], y[0, 1, 0], x[0, 0, 0] * y[0, 0, 0]) == want  # (the numpy fma)
+
+
+@pytest.mark.parametrize(
+    "shape, u, chunk",
+    [
+        ((1, 70, 1027, 17), 2, 512),  # (two k chunks, the odd step, a partial row tile and band)
+        ((2, 51, 2051, 9), 4, 1024),  # (a batch; the 3 steps left over)
+        ((1, 9, 33, 70), 1, 32768),
+        ((1, 40, 300, 64), 4, 2048),  # (whole tiles only)
+    ],
+)
+def test_a_transposed_b_is_packed_as_it_is(shape, u, chunk, monkeypatch):
+    # x @ y.T: b reaches the kernel as y (k minor) and is packed from it, not first copied
+    # transposed; the same bits as from a row-major b and as the numpy steps
+    from engine.backends import numba_dot
+
+    nb, m, k, n = shape
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal((nb, m, k)).astype(np.float32)
+    y = rng.standard_normal((nb, n, k)).astype(np.float32)
+    a.ravel()[::97] = np.inf
+    y.ravel()[5::89] = -0.0
+    y.ravel()[7::301] = np.nan
+    bands = [(0, n, u, chunk)]
+    seen = []
+    kernel = numba_dot.matmul
+    monkeypatch.setattr(numba_dot, "matmul", lambda *args: seen.append(args[-1]) or kernel(*args))
+    packed = dot_order.banded_dot(a, y.swapaxes(1, 2), bands)
+    assert seen == [True]
+    stored = dot_order.banded_dot(a, np.ascontiguousarray(y.swapaxes(1, 2)), bands)
+    assert seen == [True, False]
+    assert (packed.view(np.int32) == stored.view(np.int32)).all()  # (NaN signs too)
+    monkeypatch.setattr(dot_order, "_numba_dot", False)
+    slow = dot_order.banded_dot(a, y.swapaxes(1, 2), bands)
+    # (the NaN an inf * 0 meets is the numpy steps' own: only where they are is compared)
+    assert (np.isnan(slow) == np.isnan(packed)).all()
+    same = ~np.isnan(slow)
+    assert (packed[same].view(np.int32) == slow[same].view(np.int32)).all()

@@ -178,3 +178,84 @@ def test_staged_functions_called_directly_match_the_general_path(dtype):
                 core.staging_anywhere[0] -= 1
 
         _check(call, general)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (7,), (100,), (3, 4)])
+def test_clip_matches_the_general_path(dtype, shape):
+    # (_selection._eager_clip: with no zero and no NaN among the operands, numpy's maximum and
+    # minimum at once; else the body's own fast steps)
+    bounds = [None, -1.0, 1.0, 0.0, -0.0, np.nan, 1e40, -1e40, 1e-50, 2.5e-45, 0.25]
+    plain = np.asarray(RNG.normal(size=shape) + 0.5, dtype)
+    plain[plain == 0] = 1
+    for data, weak in itertools.product((plain, _data(shape, dtype)), (False, True)):
+        x = core.Array(data, weak)
+        for lo, hi in itertools.product(bounds, bounds):
+
+            def general():
+                core.staging_anywhere[0] += 1  # (the fast paths' off switch)
+                try:
+                    return jnp.clip(x, lo, hi)
+                finally:
+                    core.staging_anywhere[0] -= 1
+
+            _check(lambda: jnp.clip(x, lo, hi), general)
+    assert _selection._eager_clip(core.Array(plain), -1.0, 1.0) is not None
+    assert _selection._eager_clip(core.Array(plain), None, 1.0) is not None
+
+
+def test_a_float32_vector_sums_without_the_dispatch(monkeypatch):
+    # (_eager_reductions.sum: the whole of a float32 vector goes straight to sum_order's 1-d sum,
+    # which reduce_sum's impl comes to; the general path's results are checked above)
+    from engine.lax import reductions
+
+    x = core.Array(_data((100,), np.float32), True)
+    want = [jnp.sum(x, axis, keepdims=kd) for axis in (None, 0, -1) for kd in (False, True)]
+    monkeypatch.setitem(core.impl_rules, reductions.reduce_sum_p, None)
+    got = [jnp.sum(x, axis, keepdims=kd) for axis in (None, 0, -1) for kd in (False, True)]
+    assert all(_same(g, w) for g, w in zip(got, want))
+
+
+@pytest.mark.parametrize("shape", [(32, 32), (7,), (3, 4, 5), (1, 5), (2, 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_softmax_matches_the_general_path(shape, dtype):
+    # (nn._eager_log_softmax: the body's impls without their dispatch, its max(-inf, m) left out)
+    import engine
+
+    for weak, axis in itertools.product((False, True), (-1, 0, 1, -2, 3)):
+        data = _data(shape, dtype)
+        if data.size > 6:
+            data.reshape(-1)[5:7] = -np.inf, np.inf
+        x = core.Array(data, weak)
+
+        def general():
+            core.staging_anywhere[0] += 1  # (the fast paths' off switch)
+            try:
+                return engine.nn.log_softmax(x, axis)
+            finally:
+                core.staging_anywhere[0] -= 1
+
+        _check(lambda: engine.nn.log_softmax(x, axis), general)
+    assert engine.nn._eager_log_softmax(core.Array(_data((4, 5), dtype))) is not None
+
+
+@pytest.mark.parametrize("mkn", [(32, 32, 32), (1, 1, 1), (3, 0, 4), (5, 7, 1), (1, 9, 6), (70, 130, 9)])
+def test_matmul_matches_the_general_path(mkn):
+    # (_contract._eager_matmul: two float32 matrices, dot_general's impl without the layers)
+    from engine.numpy import _contract
+
+    m, k, n = mkn
+    for wa, wb in itertools.product((False, True), (False, True)):
+        a, b = core.Array(_data((m, k), np.float32), wa), core.Array(_data((k, n), np.float32), wb)
+
+        def general():
+            core.staging_anywhere[0] += 1  # (the fast paths' off switch)
+            try:
+                return a @ b
+            finally:
+                core.staging_anywhere[0] -= 1
+
+        _check(lambda: a @ b, general)
+        _check(lambda: jnp.matmul(a, b), general)
+    pair = core.Array(_data((2, 3), np.float32)), core.Array(_data((3, 4), np.float32))
+    assert _contract._eager_matmul(*pair) is not None

@@ -45,7 +45,10 @@ def _other_kernels(topic: str) -> list:
 
 
 # Topics whose recorded bits a test of their own compares (with its narrow, explained exclusions).
-COMPARED_ELSEWHERE = {"special_values": "tests/test_special_values.py"}
+COMPARED_ELSEWHERE = {
+    "special_values": "tests/test_special_values.py",
+    "control_flow_errors": "test_control_flow_errors_say_what_jax_says",
+}
 
 
 def _params():
@@ -129,6 +132,29 @@ def test_lax_dtype_and_shape_errors_read_like_jax(jax_on_engine):
         assert str(info.value).split("\n")[0] == want["message"], name
         checked += 1
     assert checked >= 14
+
+
+def test_argument_errors_say_what_jax_says(jax_on_engine):
+    """The argument_errors snippets raise JAX's error with JAX's message, word for word (the
+    general test compares classes)."""
+    recorded = json.loads((HERE / "argument_errors.json").read_text())
+    errors = [(name, code) for name, code, *_ in SNIPPETS["argument_errors"] if "error" in recorded[name]]
+    for name, code in errors:
+        with pytest.raises(Exception) as info:
+            run(code, _namespace(jax_on_engine))
+        assert str(info.value) == recorded[name]["message"], name
+    assert len(errors) >= 18
+
+
+@pytest.mark.parametrize(
+    "name,code", [pytest.param(n, c, id=n) for n, c, *_ in SNIPPETS["control_flow_errors"]]
+)
+def test_control_flow_errors_say_what_jax_says(name, code, jax_on_engine):
+    """A scan / while_loop / fori_loop carry, cond / switch branches, vmap's mapped sizes and a
+    custom_jvp / custom_vjp rule's outputs that do not match: the error's class and whole message
+    are JAX's (the snippets define their functions, so ``<string>:LINE`` is the same line)."""
+    want = json.loads((HERE / "control_flow_errors.json").read_text())[name]
+    assert encode(run(code, _namespace(jax_on_engine))) == want["value"]
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ INTERPRETED = {
 }
 # Programs jit runs as one program per device of a mesh (engine/parallel/partition.run_sharded):
 # no executable of the host's; the device processes compile their programs.
-SHARDED_PREFIXES = ("shard_map_", "explicit_sharding_", "sharding_constraint_")
+SHARDED_PREFIXES = ("shard_map_", "explicit_sharding_", "sharding_constraint_", "sharded_jit_")
 # Warm calls that take jit's general path by design, not its fast path.
 GENERAL_PATH = {
     "random_key": "typed-key results are wrapped by the general path",

@@ -13,6 +13,7 @@ import pytest
 import engine as jax
 import engine.numpy as jnp
 from engine import lax
+from engine.backends import rows
 from engine.core import Array
 from engine.lax import slicing as sl
 from conftest import numba_backend
@@ -137,10 +138,14 @@ def test_clamp_copy_stop_gradient():
 
 @pytest.mark.parametrize("axes", [(0,), (1,), (0, 1)])
 def test_more_reductions(axes):
-    x = (rng.random((4, 5)) + 0.5).astype(np.float32)
-    check(lambda x: lax.reduce_prod(x, axes), x, rtol=1e-5)
     i = rng.integers(-8, 8, size=(4, 5)).astype(np.int32)
     b = rng.random((4, 5)) > 0.3
+    check(lambda v: lax.reduce_prod(v, axes), i)
+    # (a float32 product is XLA's tree order: the primitive's rule on the host, declined on purpose)
+    x = Array((rng.random((4, 5)) + 0.5).astype(np.float32))
+    exe = nb_jit.NumbaBackend().compile(jax.jit(lambda x: lax.reduce_prod(x, axes)).lower(x).jaxpr, "f")
+    assert exe.fallbacks == ["reduce_prod"] and "reduce_prod" in rows.DECLINED
+    np.testing.assert_allclose(np.asarray(exe(np.asarray(x))[0]), np.prod(np.asarray(x), axes), rtol=1e-6)
     for op in (lax.reduce_and, lax.reduce_or, lax.reduce_xor):
         check(lambda v: op(v, axes), i)
         check(lambda v: op(v, axes), b)

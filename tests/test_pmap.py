@@ -565,3 +565,20 @@ def test_all_to_all_group_refusals_read_like_jax(jax_on_engine):
             assert got.endswith("replica groups should contain 8 partitions, but found 4")
         else:
             assert got == want["message"], name
+
+
+def test_a_pmap_result_is_typed_on_its_mesh():
+    # JAX 0.10.2 (recorded): a pmap's results, and what is computed from them, are typed on its
+    # Auto mesh (so grad reshards its seed onto it: the fidelity corpus's pmap_then_grad)
+    f = jax.pmap(jnp.sin, axis_name="i")
+    seen = []
+
+    def g(x):
+        y = f(x)
+        s = y.sum()
+        seen.extend([repr(jax.typeof(y).sharding), repr(jax.typeof(s).sharding)])
+        return s
+
+    jax.make_jaxpr(jax.grad(g))(jnp.arange(8.0))
+    mesh = "AbstractMesh('i': 8, axis_types=(Auto,), device_kind=cpu, num_cores=None, platform=cpu)"
+    assert seen == [f"NamedSharding(mesh={mesh}, spec=P(None,))", f"NamedSharding(mesh={mesh}, spec=P())"]

@@ -1181,10 +1181,18 @@ print('changed', len(changed))
     assert {pid: _scheduling(pid) for pid in targets} == before
     # Both workers again (a worker's teardown, with its sweep through the helper, follows its reply).
     assert_still_computes(server)
+
+    # In root mode a helper lives only as long as a run's teardown, so one listed before may be gone:
+    # what must hold is that no helper present now is scheduled as none was before.
+    def settled() -> bool:
+        now = _helpers_scheduling(server)
+        return now <= helpers_before and (mode == "root" or bool(now))
+
     deadline = time.monotonic() + 10
-    while _helpers_scheduling(server) != helpers_before and time.monotonic() < deadline:
+    while not settled() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _helpers_scheduling(server) == helpers_before
+    assert _helpers_scheduling(server) <= helpers_before
+    assert mode == "root" or _helpers_scheduling(server)
 
 
 def test_file_flood_is_swept(server):

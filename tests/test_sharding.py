@@ -303,6 +303,30 @@ def test_jit_in_and_out_shardings(mesh):
     assert h(_put(x, mesh, P("b"))).sharding == repl
 
 
+def test_jit_with_shardings_under_grad_vmap_and_jit():
+    # A jit with in/out shardings called inside grad, vmap or jit stages a jit equation keeping
+    # them (its jvp, transpose and batched forms too), so the results are laid out as JAX's are
+    # (shardings recorded from JAX 0.10.2 on an Auto mesh of 8 devices).
+    auto = Mesh(np.array(jax.devices()[:8]), ("d",))
+    s = NamedSharding(auto, P("d"))
+    x = np.arange(8.0, dtype=np.float32)
+    h = jax.jit(jnp.sin, out_shardings=s)
+    g = jax.grad(lambda v: h(v).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.cos(x), rtol=1e-6)
+    assert g.sharding == s
+    h2 = jax.jit(lambda a, b: jnp.sin(a) * b, in_shardings=(s, None), out_shardings=s)
+    ga, gb = jax.grad(lambda a, b: h2(a, b).sum(), argnums=(0, 1))(x, x + 1)
+    np.testing.assert_allclose(np.asarray(ga), np.cos(x) * (x + 1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gb), np.sin(x), rtol=1e-6)
+    assert ga.sharding == s and gb.sharding == s
+    v = jax.vmap(h)(np.ones((3, 8), np.float32))
+    np.testing.assert_allclose(np.asarray(v), np.full((3, 8), np.sin(1.0)), rtol=1e-6)
+    assert v.sharding == NamedSharding(auto, P(None, "d"))  # (the batch axis is not split)
+    jg = jax.jit(jax.grad(lambda v: h(v).sum()))(x)
+    np.testing.assert_allclose(np.asarray(jg), np.cos(x), rtol=1e-6)
+    assert jg.sharding == s  # (the nested jit's shardings lay out the partitioned program's values)
+
+
 def test_reshard_inside_jit_grad_and_vmap(mesh):
     x = np.arange(24.0, dtype=np.float32).reshape(8, 3)
     with jax.set_mesh(mesh):
@@ -578,3 +602,32 @@ def test_lower_traces_a_sharded_argument_with_its_sharding_as_a_call_does():
     out = jax.jit(f).lower(x).compile()(x)
     np.testing.assert_array_equal(np.asarray(out), np.arange(8.0).reshape(4, 2) * 2)
     assert str(jax.typeof(out)) == "float32[4@x,2]"  # (as JAX 0.10.2 prints it)
+
+
+_MANUAL_I4 = "AbstractMesh('i': 4, axis_types=(Manual,), device_kind=cpu, num_cores=None, platform=cpu)"
+
+
+def test_inside_a_pmap_body_the_context_mesh_is_its_manual_mesh():
+    # as JAX 0.10.2 prints them (its pmap is a shard_map): the mesh types of the body's values refer to
+    seen = []
+
+    def body(x):
+        seen.append((repr(jax.sharding.get_abstract_mesh()), repr(jax.typeof(x).sharding)))
+        return jnp.sin(x)
+
+    jax.make_jaxpr(jax.pmap(body, axis_name="i"))(jnp.arange(4.0))
+    assert seen == [(_MANUAL_I4, f"NamedSharding(mesh={_MANUAL_I4}, spec=P())")]
+    assert repr(jax.sharding.get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+    assert (
+        repr(jax.typeof(jnp.ones(2)).sharding)
+        == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))"
+    )
+
+
+def test_lax_out_sharding_is_a_parameter_only_where_it_moves_nothing(mesh):
+    x = jnp.ones((2, 3))
+    empty = NamedSharding(jax.sharding.AbstractMesh((), ()), P(None))
+    text = str(jax.make_jaxpr(lambda x: jax.lax.reduce_sum(x, (0,), out_sharding=empty))(x))
+    assert "reduce_sum[axes=(0,) out_sharding=None]" in text
+    with pytest.raises(NotImplementedError, match=r"lax.reshape\(out_sharding=.*jax.reshard"):
+        jax.lax.reshape(x, (3, 2), out_sharding=NamedSharding(mesh, P("b")))

@@ -1,6 +1,8 @@
 """JAX's bits, eager and jitted, for what the function-level sweep (tests/fidelity/sweep_ulp.py) found
-differing in the last bits: cumprod, logaddexp2, i0 / bessel_i0e, t.logpdf and gamma samples of a
-constant alpha (log space); recorded from JAX 0.10.2 by tests/jax_reference/record_ulp_fixes.py."""
+differing in the last bits: cumprod, logaddexp2, i0 / bessel_i0e, i1 / bessel_i1e, prod, cumlogsumexp,
+t.logpdf, gamma samples of a constant alpha (log space), jitted frexp of subnormals, arctan2's
+gradient, polygamma / zeta and digamma's gradient; recorded from JAX 0.10.2 by
+tests/jax_reference/record_ulp_fixes.py."""
 
 from __future__ import annotations
 

@@ -97,27 +97,32 @@ def test_in_order_sums_compile_once_for_every_layout():
     assert len(numba_sum._rows.signatures) == 1
 
 
+def rows_body(c, x):
+    """A scan body with rows of every kind: slices, pads, concatenations, reversals, transposes,
+    selects, integer arithmetic, a sum of one element, multiply-adds."""
+    a, n = c
+    b = jnp.concatenate([a[1:], a[:1]], 0) * 0.5 + jnp.pad(x, (1, 0))[None, 1:] * a
+    b = jnp.where(b > 0.1, b, -b)[::-1].T.T - a[:1].sum(0)
+    n = n * 3 + (n > 4).astype(jnp.int32) - n // 2
+    return (b * 1.01, n), b[0, 0] + x[1]
+
+
+ROWS_ARGS = (
+    np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2),
+    np.arange(2, dtype=np.int32),
+    np.linspace(0, 2, 40, dtype=np.float32).reshape(20, 2),
+)
+
+
 def test_unrolled_body_computes_what_the_body_program_does(monkeypatch):
-    """Rows of every kind (slices, pads, concatenations, reversals, transposes, selects, integer
-    arithmetic, a sum of one element, multiply-adds) unrolled give the bits of the body compiled
-    as its own program (the form used before, still used beyond the size limits)."""
+    """``rows_body``'s rows unrolled give the bits of the body compiled as its own program (the
+    form used before, still used beyond the size limits)."""
     from engine.backends import numba_unrolled
 
-    def body(c, x):
-        a, n = c
-        b = jnp.concatenate([a[1:], a[:1]], 0) * 0.5 + jnp.pad(x, (1, 0))[None, 1:] * a
-        b = jnp.where(b > 0.1, b, -b)[::-1].T.T - a[:1].sum(0)
-        n = n * 3 + (n > 4).astype(jnp.int32) - n // 2
-        return (b * 1.01, n), b[0, 0] + x[1]
-
     def run(a, n, xs):
-        return lax.scan(body, (a, n), xs)
+        return lax.scan(rows_body, (a, n), xs)
 
-    args = (
-        np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2),
-        np.arange(2, dtype=np.int32),
-        np.linspace(0, 2, 40, dtype=np.float32).reshape(20, 2),
-    )
+    args = ROWS_ARGS
     closed = jax.make_jaxpr(run)(*args)
     assert "sub" not in nb_jit.NumbaBackend().lower_program(closed, "run").source
     backend = nb_jit.NumbaBackend()

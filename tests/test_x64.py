@@ -206,3 +206,15 @@ def test_transfer_guard_refusals_with_x64_say_what_jax_says(jax_on_engine):
         assert str(info.value).split("\n")[0][:300] == want["message"], name
         checked += 1
     assert checked == 137
+
+
+def test_pmap_devices_started_without_x64_run_a_program_traced_with_it(jax_on_engine):
+    """The simulated devices are processes started by the first pmap: one started with x64 off
+    runs a program traced with it on as traced (its int64 constants are not made int32 there)."""
+    jax = jax_on_engine
+    jax.pmap(lambda x: x + 1)(jnp.ones((1, 2)))  # (the devices start with x64 off)
+    with jax.enable_x64(True):
+        out = jax.pmap(lambda i, x: jnp.where(i > 0, i, 3) + x.astype(jnp.int64))(
+            jnp.array([-5]), jnp.ones((1,))
+        )
+    assert out.dtype == np.int64 and out.tolist() == [4]

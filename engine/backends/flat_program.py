@@ -1,7 +1,8 @@
 """A jaxpr flattened as XLA compiles it: nested ``jit`` calls (and the calls whose evaluation is
 their body) inlined, every variable renamed apart, unused work dropped, and the multiply-adds XLA's
 CPU compiler fuses made one equation (``multiply_add``), and the functions it hands to
-YNNPACK with a large sum made YNNPACK's (``ynn_fusion``). The numba backend generates its kernels
+YNNPACK with a large sum made YNNPACK's (``ynn_fusion``). ``body``: a loop's or a branch's body
+(``multiply_add.contract``). The numba backend generates its kernels
 from it; the interpreter tier evaluates it, so both round alike."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from ..lax.elementwise import implicitly_broadcasting
-from ..lax.structural import broadcast_in_dim_p
+from ..lax.structural import broadcast_in_dim_p, convert_element_type_p
 from . import gathered_sums, multiply_add, negated_sums, ynn_fusion
 
 
@@ -17,7 +18,7 @@ class FlatProgram:
     """A jaxpr with nested ``jit`` calls inlined, every variable renamed apart, and the
     multiply-adds XLA's compiler would fuse made one equation (``multiply_add``)."""
 
-    def __init__(self, closed: ClosedJaxpr, contract: bool = True, sums: bool = True):
+    def __init__(self, closed: ClosedJaxpr, contract: bool = True, sums: bool = True, body: bool = False):
         self.eqns: list[JaxprEqn] = []
         self.consts: dict[Var, object] = {}
         j = dce_jaxpr(closed.jaxpr)  # unused pure work is not run, as XLA drops it
@@ -31,7 +32,7 @@ class FlatProgram:
         if contract:
             # (what XLA hands to YNNPACK with a large sum: YNNPACK's functions, no multiply-adds)
             ynn = ynn_fusion.fused(self.eqns, self.outs) if sums else set()
-            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs, sums, ynn)
+            self.eqns, self.paths = multiply_add.contract(self.eqns, self.paths, self.outs, sums, ynn, body)
             self.eqns = ynn_fusion.rewrite(self.eqns, ynn)
             if sums:  # (the sums whose terms a gather picks: XLA's loop adds them in order)
                 self.eqns = gathered_sums.rewrite(self.eqns, self.outs)
@@ -58,6 +59,8 @@ class FlatProgram:
                 inner, ins = inlined_body(eqn, ins)
                 cs = [self._const(c, v.aval) for v, c in zip(inner.jaxpr.constvars, inner.consts)]
                 outs = self._inline(inner.jaxpr, cs, ins, (*path, k))
+            elif _no_op_convert(eqn):
+                outs = ins  # (XLA has no weak types: JAX lowers this convert to nothing)
             else:
                 if eqn.primitive in implicitly_broadcasting:
                     ins = self._explicit_broadcasts(eqn, ins, (*path, k))
@@ -81,6 +84,17 @@ class FlatProgram:
                 x = v
             out.append(x)
         return out
+
+
+def _no_op_convert(eqn: JaxprEqn) -> bool:
+    """A convert_element_type that only makes a weak-typed value strong (a loop's carry ``0.9405 *
+    k`` when k started as a Python float): no operation in XLA, so a product it reads still fuses
+    into the sum reading the convert."""
+    return (
+        eqn.primitive is convert_element_type_p
+        and eqn.inputs[0].aval.dtype == eqn.out_binders[0].aval.dtype
+        and eqn.params.get("sharding") is None
+    )
 
 
 def call_primitives():

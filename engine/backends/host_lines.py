@@ -16,6 +16,8 @@ import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable
 
+from . import source_ast
+
 if TYPE_CHECKING:
     from .numba_codegen import Codegen
 
@@ -44,7 +46,22 @@ def build_run(namespace: dict[str, Any], gen: Codegen, env: dict[str, Any], time
     file, lines = _user_lines(gen, at_line)
     if not lines:
         return None
-    tree = _parse(text)
+    if threading.current_thread() is threading.main_thread():
+        return _build(namespace, env, text, file, lines)
+    # On the background compile thread a parse could collide with one on the caller's thread
+    # (source_ast), so the host function is built at its first call, on the caller's.
+    built: list[Callable] = []
+
+    def run(*args):
+        if not built:
+            built.append(_build(namespace, env, text, file, lines))
+        return built[0](*args)
+
+    return run
+
+
+def _build(namespace: dict[str, Any], env: dict[str, Any], text: str, file: str, lines: dict[int, int]):
+    tree = source_ast.parse(text)
     run = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "run")
     # A line no equation wrote (an argument's copy, the timing around a launch, the return) reads
     # as the nearest line above it that one did (or the first one, above them all).
@@ -58,19 +75,3 @@ def build_run(namespace: dict[str, Any], gen: Codegen, env: dict[str, Any], time
     ns = dict(namespace)
     exec(compile(tree, file, "exec"), ns)  # noqa: S102 - our own generated code
     return ns["build"](env)
-
-
-def _parse(text: str) -> ast.Module:
-    """``ast.parse``, retried on a fresh thread's stack where CPython 3.11 raises "AST constructor
-    recursion depth mismatch" (a bug in its depth accounting when parsing deep in a call stack, as
-    a while loop's body compiled during an eager solve is)."""
-    try:
-        return ast.parse(text)
-    except SystemError:
-        out: list = []
-        worker = threading.Thread(target=lambda: out.append(ast.parse(text)))
-        worker.start()
-        worker.join()
-        if not out:
-            raise
-        return out[0]

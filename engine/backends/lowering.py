@@ -33,6 +33,7 @@ from .. import ad, core
 from . import multiply_add, ynn_fusion
 from ..lax import array_creation
 from ..lax import elementwise as ew
+from ..lax import libm_f32
 from ..lax.dot_algorithms import is_algorithm
 from ..lax.dot_order import dot_layout
 from ..lax import reductions as rd
@@ -183,6 +184,16 @@ for _p, _n in (
     (ew.acos_p, "acos"),
 ):
     lowerings[_p] = Scalar(_fast_f32(_n, _FLOAT_UNARY[_p]))
+
+
+def _atan(eqn, x):
+    # (XLA's own arctangent where its loop over the array stays scalar, else atanf: lax/libm_f32)
+    if _in_dtype(eqn) == np.float32 and libm_f32.xla_atan_elements(eqn.out_binders[0].aval.shape):
+        return f"rt.atan_xla_f32({x})"
+    return _fast_f32("atan", _FLOAT_UNARY[ew.atan_p])(eqn, x)
+
+
+lowerings[ew.atan_p] = Scalar(_atan)
 # XLA's estimate and Newton steps (lax/xla_rsqrt.py), float32 and float64
 _RSQRT = {np.dtype(np.float32): "rt.rsqrt_f32({0})", np.dtype(np.float64): "rt.rsqrt_f64({0})"}
 lowerings[ew.rsqrt_p] = Scalar(
@@ -671,6 +682,8 @@ def _cumulative(ufunc):
             return f"{x}.copy()"
         if ufunc in ("np.add", "np.multiply") and dt == np.float32:  # (XLA's order: reductions.xla_scan)
             return f"_xla_scan({x}, {a}, {eqn.params['reverse']}, {ufunc}, {float(ufunc == 'np.multiply')})"
+        if ufunc == "np.logaddexp" and dt == np.float32:
+            return f"_xla_scan({x}, {a}, {eqn.params['reverse']}, _xla_logaddexp, float('-inf'))"
         src = f"np.flip({x}, {a})" if eqn.params["reverse"] else x
         acc = f"{ufunc}.accumulate({src}, axis={a}, dtype=np.{dt.name})"
         return f"np.ascontiguousarray(np.flip({acc}, {a}))" if eqn.params["reverse"] else acc

@@ -26,6 +26,7 @@ from ..ir import JaxprEqn, Var, effectful, subjaxprs
 from ..lax import elementwise as ew
 from ..lax import sum_order
 from ..lax.reductions import reduce_sum_p
+from ..lax import structural as st
 from ..lax.structural import convert_element_type_p
 from . import operand_ranks
 
@@ -242,14 +243,17 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _unit_sign(x, producer: dict) -> int:
-    """1 or -1 when ``x`` is the constant 1 or -1 (a literal, or a negated one XLA folds into a
-    constant), else 0."""
+    """1 or -1 when ``x`` is the constant 1 or -1 (a literal, or a negated or broadcast one XLA
+    folds into a constant: the ``ct * broadcast(-1.)`` of a gradient of ``-sum(t * y)``), else 0."""
     sign = 1
-    if type(x) is Var:
+    while type(x) is Var:
         e = producer.get(x, (None, None))[1]
-        if e is None or e.primitive is not ew.neg_p:
+        if e is not None and e.primitive is ew.neg_p:
+            x, sign = e.inputs[0], -sign
+        elif e is not None and e.primitive is st.broadcast_in_dim_p:  # (of a scalar, checked below)
+            x = e.inputs[0]
+        else:
             return 0
-        x, sign = e.inputs[0], -1
     if type(x) is Var or np.ndim(x.val) != 0:
         return 0
     v = complex(x.val)
@@ -472,11 +476,17 @@ def _fma_chain(m: JaxprEqn, uses: Counter, current, producer: dict) -> list | No
 
 
 def contract(
-    eqns: list[JaxprEqn], paths: list, outs: list, sums: bool = True, ynn: set[int] = frozenset()
+    eqns: list[JaxprEqn],
+    paths: list,
+    outs: list,
+    sums: bool = True,
+    ynn: set[int] = frozenset(),
+    body: bool = False,
 ) -> tuple[list[JaxprEqn], list]:
     """``eqns`` (and their ``paths``) with each sum of a product XLA would fuse made one ``fma_p``
     (and, with ``sums``, each float32 reduce_sum of a product one ``fma_sum_p``). Not the sums
-    in ``ynn``, equations YNNPACK computes (``ynn_fusion.fused``): it rounds the product."""
+    in ``ynn``, equations YNNPACK computes (``ynn_fusion.fused``): it rounds the product.
+    ``body``: a loop's or branch's body (``operand_ranks.second_first``)."""
     uses = Counter(x for e in eqns for x in e.inputs if type(x) is Var)
     uses.update(x for x in outs if type(x) is Var)
     producer = {v: (i, e) for i, e in enumerate(eqns) for v in e.out_binders}
@@ -498,7 +508,7 @@ def contract(
             order = (1, 0)
         elif e.primitive is not ew.sub_p and min(seen) > 0 and _both_products(terms, producer):
             kernels = kernels or _kernels(original, outs)  # (Reassociate may put the second first)
-            if operand_ranks.second_first(terms[0][0], terms[1][0], i, original, kernels, producer):
+            if operand_ranks.second_first(terms[0][0], terms[1][0], i, original, kernels, producer, body):
                 order = (1, 0)
         for k in order:
             x = terms[k][0]
@@ -520,6 +530,8 @@ def contract(
     for i, e in enumerate(eqns if sums else ()):  # a float32 sum of products under XLA's YNNPACK limit
         if e.primitive is not reduce_sum_p or type(e.inputs[0]) is not Var:
             continue
+        if e.inputs[0].aval.size == e.out_binders[0].aval.size:
+            continue  # (no sum at all in XLA, which reshapes: fma(a, b, 0) would make -0. +0.)
         # (a sum of negated products: LLVM folds the negation into a factor, and XLA's simplifier
         # moves it onto the smaller operand, so the sum's kernel fuses the product all the same)
         x, sign = _through_negations(e.inputs[0], uses, producer)

@@ -272,6 +272,8 @@ class Codegen:
             sig.append(f"A({L.nb_type(acc)}, {len(kept)})")
             hn = self.fresh("a")
             init = _reduce_init(op, acc)
+            if op == "sum" and acc.kind == "f" and v.aval.size == int(np.prod(shape)):
+                init = "-0.0"  # (over dimensions of length 1 only: XLA reshapes, so -0. stays -0.)
             self.host.append(f"{hn} = np.full({v.aval.shape!r}, {init}, np.{acc.name})")
             call.append(hn)
             idx = "[()]" if not kept else "[" + ", ".join(f"i{a}" for a in kept) + "]"
@@ -537,7 +539,7 @@ class Codegen:
             "import numpy as np",
             "import numba as nb",
             "from engine.backends import numba_rt as rt",
-            "from engine.backends.numba_runtime import _KW, A, R, RA, _buf, _c, _h, _par, _matmul, _span, _xla_scan",
+            "from engine.backends.numba_runtime import _KW, A, R, RA, _buf, _c, _h, _par, _matmul, _span, _xla_scan, _xla_logaddexp",
             f"NAME = {self.name!r}",
             "",
         ]
@@ -619,9 +621,12 @@ _REDUCE_OPS = {"sum": "+", "prod": "*", "and": "&", "or": "|", "xor": "^"}
 
 
 def _ordered_sum(eqn, op) -> bool:
-    """A sum XLA adds in its own order (engine/lax/sum_order.py, sum_order_ynn.py): computed by
-    the primitive's rule on the kernel's materialized input, not accumulated in the loop nest."""
+    """A sum (or float32 product) XLA computes in its own order (engine/lax/sum_order.py,
+    sum_order_ynn.py): computed by the primitive's rule on the kernel's materialized input, not
+    accumulated in the loop nest."""
     x = eqn.inputs[0].aval
+    if op == "prod":
+        return x.dtype == np.float32 and 0 < x.size < sum_order.TREE_LIMIT
     return op == "sum" and sum_order.xla_ordered(x.dtype, x.size)
 
 

@@ -2,9 +2,12 @@
 and lane trees. ``matmul`` runs a register-blocked micro-kernel written in LLVM IR (``_micro``): 4
 rows by 4 vectors of 16 floats, the ``u`` lanes of ``16 // u`` columns a vector, the accumulators
 in zmm registers for a whole chunk of ``k`` (numba's own loops load and store them every fma: ~5x
-slower); ``b`` is packed a band of columns at a time, ``a`` read in place. A 1000x1200 @ 1200x1000
-product takes ~23 ms on one core (~100 GFLOP/s, ~87% of the in-cache rate of ~116; JAX's XLA
-~24 ms; the old loops 135 ms; the numpy steps minutes). ``_fma`` is LLVM's fused multiply-add,
+slower); ``b`` is packed a band of columns at a time (from its transpose as it is, for ``x @
+x.T``), ``a`` read in place, and whole tiles' sums stored (or added) by the micro-kernel itself.
+``x @ x.T`` of a 1000x1200 ``x`` takes ~24 ms of CPU on one core as JAX's XLA does (measured side by
+side: the micro-kernel ~22 ms of it; packing b with scalar stores, copying it transposed first and
+moving the sums through a buffer took 3-4 ms more); the old loops 135 ms, the numpy steps
+minutes. ``_fma`` is LLVM's fused multiply-add,
 rounded once as XLA's is. Compiling all three takes ~3.5 s (``server/warmup.py`` does it before a
 zygote forks); loading them from numba's cache ~0.3 s. NaN signs and payloads (a NaN input meeting
 an ``inf * 0``) follow whichever fma operand LLVM puts first, as in the old loops: not specified."""
@@ -27,11 +30,14 @@ _ABLOCK = 1 << 16  # floats of the rows of a run against all of the packed b (25
 
 
 def _micro(u):
-    """An intrinsic ``(a, a_off, lda, bp, b_off, steps, res)``: ``_MR`` rows of ``a`` (from flat
-    index ``a_off``, ``lda`` apart) times ``steps`` packed steps of ``b`` (``_pack``'s layout, from
-    ``b_off``), each accumulator vector holding ``16 // u`` columns by their ``u`` lanes; the lane
-    trees go to ``res`` (``_MR`` by ``16 * _NV // u``). numba's loops keep accumulators in memory
-    (a load and a store per fma); this loop's are phi nodes, i.e. zmm registers, for all of k."""
+    """An intrinsic ``(a, a_off, lda, bp, b_off, steps, dst, d_off, ldd, add)``: ``_MR`` rows of
+    ``a`` (from flat index ``a_off``, ``lda`` apart) times ``steps`` packed steps of ``b``
+    (``_pack``'s layout, from ``b_off``), each accumulator vector holding ``16 // u`` columns by
+    their ``u`` lanes; the lane trees (``_MR`` rows of ``16 * _NV // u``) are stored into ``dst``
+    from flat index ``d_off``, rows ``ldd`` apart, or added to what is there (``add``: ``dst +
+    tree``, as a later chunk of ``k`` adds to the output). numba's loops keep accumulators in
+    memory (a load and a store per fma); this loop's are phi nodes, i.e. zmm registers, for all of
+    k."""
     f, i64 = ir.FloatType(), ir.IntType(64)
     vec, uvec, i32x16 = ir.VectorType(f, 16), ir.VectorType(f, u), ir.VectorType(ir.IntType(32), 16)
     ncols = 16 * _NV // u
@@ -40,12 +46,14 @@ def _micro(u):
         return ir.Constant(i64, x)
 
     @intrinsic
-    def kern(typingctx, a, a_off, lda, bp, b_off, steps, res):
-        sig = types.void(a, types.intp, types.intp, bp, types.intp, types.intp, res)
+    def kern(typingctx, a, a_off, lda, bp, b_off, steps, dst, d_off, ldd, add):
+        sig = types.void(
+            a, types.intp, types.intp, bp, types.intp, types.intp, dst, types.intp, types.intp, types.boolean
+        )
 
         def codegen(context, builder, sig, args):
-            A, B, R = (context.make_array(sig.args[i])(context, builder, args[i]).data for i in (0, 3, 6))
-            a_off, lda, b_off, steps = args[1], args[2], args[4], args[5]
+            A, B, D = (context.make_array(sig.args[i])(context, builder, args[i]).data for i in (0, 3, 6))
+            a_off, lda, b_off, steps, d_off, ldd, add = (args[i] for i in (1, 2, 4, 5, 7, 8, 9))
             fma = cgutils.get_or_insert_function(
                 builder.module, ir.FunctionType(vec, [vec] * 3), "llvm.fma.v16f32"
             )
@@ -81,6 +89,7 @@ def _micro(u):
             builder.position_at_end(done)
             even = ir.Constant(i32x16, list(range(0, 32, 2)))
             odd = ir.Constant(i32x16, list(range(1, 32, 2)))
+            trees = []
             for r in range(_MR):
                 level = acc[r]
                 while len(level) * 16 > ncols:  # adjacent lanes summed, the lower first, in pairs
@@ -89,9 +98,28 @@ def _micro(u):
                         builder.fadd(builder.shuffle_vector(x, y, even), builder.shuffle_vector(x, y, odd))
                         for x, y in zip(level[0::2], level[1::2])
                     ]
-                for w, x in enumerate(level):
-                    ptr = builder.gep(R, [c64(r * ncols + 16 * w)])
-                    builder.store(x, builder.bitcast(ptr, vec.as_pointer()), align=4)
+                trees.append(level)
+            # (each row's tree vectors, and where they go: d_off + r * ldd + 16 * w)
+            tiles = [
+                (
+                    trees[r][w],
+                    builder.bitcast(
+                        builder.gep(
+                            D, [builder.add(d_off, builder.add(builder.mul(c64(r), ldd), c64(16 * w)))]
+                        ),
+                        vec.as_pointer(),
+                    ),
+                )
+                for r in range(_MR)
+                for w in range(len(trees[r]))
+            ]
+            with builder.if_else(add) as (then, otherwise):
+                with then:  # (the output so far plus this chunk's tree, as the scalar loop added)
+                    for tree, ptr in tiles:
+                        builder.store(builder.fadd(builder.load(ptr, align=4), tree), ptr, align=4)
+                with otherwise:
+                    for tree, ptr in tiles:
+                        builder.store(tree, ptr, align=4)
             return context.get_dummy_value()
 
         return sig, codegen
@@ -103,11 +131,32 @@ _micro1, _micro2, _micro4 = _micro(1), _micro(2), _micro(4)
 
 
 @nb.njit(**_K)
-def _pack(b, s, e, steps, j0, u, ncols, bp, at):
+def _pack(b, kminor, s, e, steps, j0, u, ncols, bp, at):
     """``bp[at:][p, c, l] = b[s + p*u + l, j0 + c]`` (zero past ``n`` and from ``e`` on): the
     vector of 16 floats the micro-kernel reads per step holds ``16 // u`` columns by their ``u``
-    lanes. (Loops, not slice assignments: those double numba's compile time here.)"""
-    cols = min(ncols, b.shape[1] - j0)
+    lanes. ``kminor``: ``b`` is given transposed, ``(N, K)`` (``x @ x.T``): each column's ``u``
+    steps are adjacent there, copied as they are (no transposed copy of ``b`` first). (Loops, not
+    slice assignments: those double numba's compile time here.)"""
+    n = b.shape[0] if kminor else b.shape[1]
+    cols = min(ncols, n - j0)
+    if kminor:  # (u floats at a time from each of the band's rows: vector moves)
+        for p in range(steps):
+            base, t = at + p * ncols * u, s + p * u
+            if t + u > e:
+                for c in range(cols):
+                    for q in range(u):
+                        bp[base + c * u + q] = b[j0 + c, t + q] if t + q < e else 0
+            elif u == 4:
+                for c in range(cols):
+                    row, d = b[j0 + c], base + 4 * c
+                    bp[d], bp[d + 1], bp[d + 2], bp[d + 3] = row[t], row[t + 1], row[t + 2], row[t + 3]
+            else:
+                for c in range(cols):
+                    for q in range(u):
+                        bp[base + c * u + q] = b[j0 + c, t + q]
+            for q in range(base + cols * u, base + ncols * u):
+                bp[q] = 0
+        return
     for p in range(steps):
         base, t = at + p * ncols * u, s + p * u
         if t + u > e:  # (the last u-step of k, zero-padded: fma(0, 0, +0.0) leaves a lane +0.0)
@@ -140,14 +189,16 @@ def _pack(b, s, e, steps, j0, u, ncols, bp, at):
 
 
 @nb.njit(**_K)
-def matmul(a, b, u, chunk, out):
+def matmul(a, b, u, chunk, out, kminor=False):
     """YNNPACK's kernel of ``tile_k = u`` over ``a`` (B, M, K) and ``b`` (B, K, N) into ``out``
     (B, M, N): ``k`` in chunks of ``chunk`` (a multiple of ``u``) over the whole ``u``-steps, each
     chunk's lane tree added to the output in turn, then the rest of ``k`` as one more chunk (one
     step, zero-padded). ``b`` is packed ``_PACKED`` floats at a time, rows of ``a`` are run against
-    it ``_ABLOCK`` floats at a time (the rows stay in L2 while the bands of ``b`` pass)."""
+    it ``_ABLOCK`` floats at a time (the rows stay in L2 while the bands of ``b`` pass). With
+    ``kminor``, ``b`` is given as its transpose (B, N, K). Whole tiles write their trees into
+    ``out`` from the micro-kernel; the last rows and columns go through a small buffer."""
     nbatch, m, k = a.shape
-    n = b.shape[2]
+    n = b.shape[1] if kminor else b.shape[2]
     whole = k // u * u
     ncols = 16 * _NV // u
     most = max(min(chunk, whole) // u, 1)  # steps of a chunk
@@ -175,7 +226,7 @@ def matmul(a, b, u, chunk, out):
             for jc in range(0, n, nbands * ncols):
                 jend = min(n, jc + nbands * ncols)
                 for j0 in range(jc, jend, ncols):
-                    _pack(bb, s, e, steps, j0, u, ncols, bp, (j0 - jc) // ncols * band)
+                    _pack(bb, kminor, s, e, steps, j0, u, ncols, bp, (j0 - jc) // ncols * band)
                 for ic in range(0, m, mc):
                     for j0 in range(jc, jend, ncols):
                         cols = min(ncols, n - j0)
@@ -188,16 +239,22 @@ def matmul(a, b, u, chunk, out):
                             else:
                                 src, off = apad, 0
                             lda = src.shape[1]
+                            whole_tile = i0 < mfull and cols == ncols
+                            dst = ob if whole_tile else res
+                            d_off = i0 * n + j0 if whole_tile else 0
+                            ldd = n if whole_tile else ncols
+                            add = whole_tile and not first
                             if u == 1:
-                                _micro1(src, off, lda, bp, boff, steps, res)
+                                _micro1(src, off, lda, bp, boff, steps, dst, d_off, ldd, add)
                             elif u == 2:
-                                _micro2(src, off, lda, bp, boff, steps, res)
+                                _micro2(src, off, lda, bp, boff, steps, dst, d_off, ldd, add)
                             else:
-                                _micro4(src, off, lda, bp, boff, steps, res)
-                            for r in range(min(_MR, m - i0)):
-                                for c in range(cols):
-                                    v = res[r, c]
-                                    ob[i0 + r, j0 + c] = v if first else ob[i0 + r, j0 + c] + v
+                                _micro4(src, off, lda, bp, boff, steps, dst, d_off, ldd, add)
+                            if not whole_tile:
+                                for r in range(min(_MR, m - i0)):
+                                    for c in range(cols):
+                                        v = res[r, c]
+                                        ob[i0 + r, j0 + c] = v if first else ob[i0 + r, j0 + c] + v
             s = e
 
 

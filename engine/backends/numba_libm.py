@@ -21,7 +21,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..lax import libm_f32
-from .numba_math import _bits, _fma64
+from .numba_math import _bits, _fma, _fma64
 
 _K = dict(cache=True, error_model="numpy")
 f32, f64, i32 = np.float32, np.float64, np.int32
@@ -78,6 +78,8 @@ def _c_function(cname: str, arity: int):
 
 _sinf, _cosf, _tanf, _atanf, _cbrtf = (_c_function(n, 1) for n in ("sinf", "cosf", "tanf", "atanf", "cbrtf"))
 _atan2f, _powf = (_c_function(n, 2) for n in ("atan2f", "powf"))
+# (XLA's own polynomials otherwise: the library's only in the short kernels ``lax/libm_f32.TAILS``)
+_expf, _logf = _c_function("expf", 1), _c_function("logf", 1)
 
 
 # glibc's table (sincosf_data.c), shared with the numpy steps (``lax/libm_f32.py``)
@@ -140,6 +142,26 @@ def atan_f32(x):
     return _atanf(x)
 
 
+_AP0, _AP1, _AP2 = libm_f32._ATAN_P
+_AQ0, _AQ1 = libm_f32._ATAN_Q
+_HALF_PI = libm_f32._HALF_PI
+
+
+@nb.njit(**_K)
+def atan_xla_f32(x):
+    # XLA's own arctangent, where its loops stay scalar (lax/libm_f32.xla_atan)
+    ax = abs(x)
+    big = ax > f32(1.0)
+    t = f32(1.0) / ax if big else ax
+    s = t * t
+    p = _fma(_fma(s, _AP0, _AP1), s, _AP2)
+    q = _fma(_fma(_fma(s, _AQ0, _AQ1), s, f32(1.0)), s, _AP2)
+    r = t * (p / q)
+    r = _HALF_PI - r if big else r
+    r = -abs(r) if _bits(x) < i32(0) else abs(r)  # (copysign)
+    return x if ax < f32(1e-3) else r
+
+
 @nb.njit(**_K)
 def cbrt_f32(x):
     return _cbrtf(x)
@@ -169,7 +191,7 @@ def acos_f32(x):
 
 
 # The kernels eager evaluation runs (``lax/libm_f32.kernel``), by index into one cached loop each.
-UNARY = ("sin", "cos", "tan", "atan", "cbrt", "asin", "acos")
+UNARY = ("sin", "cos", "tan", "atan", "cbrt", "asin", "acos", "exp", "log", "atan_xla", "atanf")
 BINARY = ("atan2", "pow")
 
 
@@ -189,8 +211,16 @@ def _apply1(which, x, out):
             out[i] = _cbrtf(v)
         elif which == 5:
             out[i] = asin_f32(v)
-        else:
+        elif which == 6:
             out[i] = acos_f32(v)
+        elif which == 7:
+            out[i] = _expf(v)
+        elif which == 8:
+            out[i] = _logf(v)
+        elif which == 9:
+            out[i] = atan_xla_f32(v)
+        else:
+            out[i] = _atanf(v)
 
 
 @nb.njit(**_K)
@@ -203,7 +233,9 @@ def apply(name: str, *xs: np.ndarray) -> np.ndarray:
     """``<name>_f32`` of every element of float32 arrays of one shape."""
     flat = [np.ascontiguousarray(x, np.float32).reshape(-1) for x in xs]
     out = np.empty_like(flat[0])
-    if len(flat) == 1:
+    if name == "atan" and libm_f32.xla_atan_elements(xs[0].shape):  # (XLA's own: lax/libm_f32)
+        _apply1(UNARY.index("atan_xla"), flat[0], out)
+    elif len(flat) == 1:
         _apply1(UNARY.index(name), flat[0], out)
     else:
         _apply2(BINARY.index(name), flat[0], flat[1], out)

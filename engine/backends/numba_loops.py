@@ -19,7 +19,11 @@ from .numba_codegen import Codegen, _libm
 
 
 def _sub(gen: "Codegen", closed: ClosedJaxpr, what: str) -> str:
-    """A body jaxpr compiled as its own executable (its own module, cached alike)."""
+    """A body jaxpr compiled as its own executable (its own module, cached alike), its sums of
+    products contracted as a body's first (contracting them again changes nothing)."""
+    from ..fused_rules import _compile
+
+    closed = _compile(closed, simplify=False, body=True)[0]
     name = gen.fresh("sub")
     gen.env[name] = gen.backend.compile(closed, f"{gen.name}/{what}")
     gen.fallbacks += [f"{what}: {f}" for f in gen.env[name].fallbacks]
@@ -47,7 +51,7 @@ class _ScalarBody:
         self.gen, self.lines, self.ok = gen, [], True
         self.shapes = {(), tuple(shape)} if shape is not None else {()}
         self.elementwise: list[bool] = []  # per line: computes an element of a shaped value?
-        flat = FlatProgram(closed, sums=False)  # (a body is its own computation: contracted alone)
+        flat = FlatProgram(closed, sums=False, body=True)  # (a body is its own computation: contracted alone)
         env = dict(zip(flat.inputs, in_exprs))
         for v, c in flat.consts.items():
             env[v] = L.literal(c, v.aval.dtype) if np.ndim(core.to_numpy(c)) == 0 else None

@@ -17,6 +17,7 @@ from .numba_libm import (  # noqa: F401
     asin_f32,
     atan2_f32,
     atan_f32,
+    atan_xla_f32,
     cbrt_f32,
     cos_f32,
     cos_f32_libm,

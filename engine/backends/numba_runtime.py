@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import core, denormal_flags
 from ..lax.dot_order import xla_dot
-from ..lax.reductions import xla_scan as _xla_scan  # noqa: F401  (generated host code calls it)
+from ..lax.reductions import xla_logaddexp as _xla_logaddexp  # noqa: F401  (generated host code calls it)
+from ..lax.reductions import xla_scan as _xla_scan  # noqa: F401
 
 _KW = dict(cache=True, nogil=True, error_model="numpy")
 

@@ -15,12 +15,13 @@ for the run's program (a run may not write what another run loads), so there ker
 
 from __future__ import annotations
 
-import ast
 import builtins
 import dis
 import importlib.util
+import inspect
 import os
 import sys
+import types
 from typing import Callable
 
 HEADER = "\n".join(
@@ -38,16 +39,29 @@ _GLOBALS = {"np", "nb", "rt", "_KW", "A", "R", "RA"} | set(dir(builtins))
 
 
 def _kernel_blocks(source: str) -> list[tuple[str, str]]:
-    """The module's numba kernels that use only ``HEADER``'s names: (name, text) each."""
+    """The module's numba kernels that use only ``HEADER``'s names: (name, text) each.
+
+    Read from the compiled module's code objects, not its syntax tree: this runs on the background
+    compile thread, and CPython 3.11's ``ast.parse`` there can collide with a parse on the caller's
+    thread (a traceback's carets, pytest's rewriting): see ``source_ast``."""
     lines = source.splitlines(keepends=True)
     blocks = []
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef) and node.decorator_list and node.end_lineno:
-            start = node.decorator_list[0].lineno - 1
-            text = "".join(lines[start : node.end_lineno])
+    for code in compile(source, "<kernels>", "exec").co_consts:
+        if not isinstance(code, types.CodeType) or not code.co_flags & inspect.CO_OPTIMIZED:
+            continue  # (a class body is a code object too)
+        start = code.co_firstlineno - 1  # (a decorated function's first line is its first decorator's)
+        if lines[start].startswith("@"):
+            text = "".join(lines[start : _last_line(code)])
             if _self_contained(text):
-                blocks.append((node.name, text))
+                blocks.append((code.co_name, text))
     return blocks
+
+
+def _last_line(code: types.CodeType) -> int:
+    """The last line a function's statements reach (its nested functions' included)."""
+    ends = [end for _, end, _, _ in code.co_positions() if end is not None]
+    ends += [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    return max(ends, default=code.co_firstlineno)
 
 
 def _self_contained(text: str) -> bool:

@@ -58,7 +58,7 @@ class UnrolledBody:
     def __init__(self, gen, closed: ClosedJaxpr, in_vals: list[np.ndarray]):
         self.gen, self.lines, self.ok, self.outs = gen, [], False, []
         self._seen: dict[str, str] = {}  # expression -> the name it was given
-        flat = FlatProgram(closed)  # (as the body's own program is flattened: same contractions)
+        flat = FlatProgram(closed, body=True)  # (as the body's own program is flattened: same contractions)
         env = dict(zip(flat.inputs, in_vals))
         try:
             for v, c in flat.consts.items():
@@ -210,21 +210,22 @@ def _reduce(body: UnrolledBody, eqn, rule, ins):
     x, v = eqn.inputs[0], eqn.out_binders[0]
     if rule.op != "sum" or v.aval.dtype.kind != "f":
         raise _Decline
+    trivial = x.aval.size == v.aval.size  # (over dimensions of length 1 only: XLA's reshape)
     if _ordered_sum(eqn, rule.op):  # (XLA's order: only a sum of one element is plain here)
-        if x.aval.size != v.aval.size:
+        if not trivial:
             raise _Decline
-        zero = f"{L.cast(v.aval.dtype)}(0)"  # (0 + x: a -0.0 sums to +0.0, as the rule's)
         out = np.empty(v.aval.shape, object)
         for e, idx in zip(ins[0].flat, np.ndindex(*v.aval.shape)):
-            out[idx] = body._define(f"{zero} + {e}", v.aval.dtype)
+            out[idx] = body._define(f"{e}", v.aval.dtype)  # (-0. stays -0., as the rule's)
         return [out]
     axes = eqn.params["axes"]
     kept = [d for d in range(x.aval.ndim) if d not in axes]
+    zero = "np.float64(-0.0)" if trivial else "np.float64(0)"  # (-0. + x is x, -0. included)
     acc: dict[tuple, str] = {}
     for idx in np.ndindex(*x.aval.shape):
         key = tuple(idx[d] for d in kept)
         a = body.gen.fresh("s")
-        body.lines.append(f"{a} = np.float64({acc.get(key, 'np.float64(0)')} + {ins[0][idx]})")
+        body.lines.append(f"{a} = np.float64({acc.get(key, zero)} + {ins[0][idx]})")
         acc[key] = a
     out = np.empty(v.aval.shape, object)
     for idx in np.ndindex(*v.aval.shape):

@@ -73,6 +73,7 @@ lowerings: dict[core.Primitive, Scalar | Mapped | Index | Reduce | Host | Physic
 DECLINED = {
     "reduce_sum": "a float32 sum in XLA's order (engine/lax/sum_order.py), or a dtype the kernels "
     "lack: its rule on the host",
+    "reduce_prod": "a float32 product in XLA's tree order (engine/lax/sum_order.py): its rule on the host",
     "scatter": "x.at[i].apply's combiner (update_jaxpr): the interpreter runs it",
     "xla_pmap": "one program per device, run by the device processes (engine/parallel)",
 }

@@ -5,6 +5,6 @@ from . import compilation_cache  # noqa: F401  (imported with the package, as JA
 
 
 def __getattr__(name):
-    raise AttributeError(
-        f"module 'jax.experimental' has no attribute {name!r} (the engine does not implement it)"
-    )
+    from ..compat import missing_experimental
+
+    raise missing_experimental(name)

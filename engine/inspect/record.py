@@ -33,7 +33,7 @@ from engine.staging import staging_for_display, trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
 
 from . import errors as report_errors
-from . import transforms
+from . import jit_timings, transforms
 from .concrete_path import trace_on_path
 from .cost import memoized as cost_memoized
 from .cost import stage_cost
@@ -368,52 +368,10 @@ class Recorder:
             )
 
     def jit_event(self, into: list, kind: str, data: dict, t_end: float, call: int | None = None) -> None:
-        """A timing event for one of jit's steps. Compiling happens inside the first execution, so
-        the execute event starts where the last compile inside it ended: phases never overlap."""
-        seconds = data.get("seconds") or 0.0
-        name = data.get("name", "?")
-        if kind == "jit_trace":
-            hit = data.get("cache") == "hit"
-            label = f"{'cache hit' if hit else 'trace'} jit({name})"
-            self.event(
-                into, label, "trace", t_end - seconds, seconds, call=call, cache="hit" if hit else "miss"
-            )
-        elif kind in ("jit_lower", "jit_compile"):
-            cache = data.get("cache") if kind == "jit_compile" else None
-            self.event(
-                into, f"{kind[4:]} jit({name})", kind[4:], t_end - seconds, seconds, call=call, cache=cache
-            )
-            self._compiled_until = t_end
-        elif kind == "jit_execute":
-            start = max(t_end - seconds, self._compiled_until)
-            tier = data.get("tier")
-            label = f"execute jit({name})" + (
-                " (interpreted while compiling)" if tier == "interpreter" else ""
-            )
-            self.event(into, label, "execute", start, t_end - start, call=call, tier=tier)
+        jit_timings.jit_event(self, into, kind, data, t_end, call)
 
     def settle_compile_jobs(self) -> None:
-        """Background compiles that finished since: a ``compile`` event each, and the time their
-        kernels became ready in the call's jit facts (jobs still compiling stay pending)."""
-        pending = []
-        for record, job, call_id in self.compile_jobs:
-            if not job.done.is_set():
-                pending.append((record, job, call_id))
-                continue
-            if job.exe is not None:
-                self.event(
-                    record.timings,
-                    f"compile jit({job.name}) in the background",
-                    "compile",
-                    job.started,
-                    job.ready - job.started,
-                    call=call_id,
-                    tier="compiled",
-                    background=True,
-                )
-                if record.jit is not None and record.jit.compiled_ready_ms is None:
-                    record.jit.compiled_ready_ms = round(self.ms(job.ready), 4)
-        self.compile_jobs = pending
+        jit_timings.settle_compile_jobs(self)
 
     # --- sinks ---
     def on_event(self, kind: str, data: dict) -> None:
@@ -538,8 +496,6 @@ class Recorder:
             elif kind in ("jit_lower", "jit_compile"):
                 if kind == "jit_lower" and record.jit is not None and data.get("fallbacks"):
                     record.jit.fallbacks = explained([str(f) for f in data["fallbacks"]])
-                if kind == "jit_compile" and record.jit is not None and data.get("cache") == "disk":
-                    record.jit.cache = "disk"
             elif kind == "jit_execute":
                 tier = data.get("tier")
                 if record.jit is not None and tier is not None and data.get("fun") is jit_fun:
@@ -549,6 +505,7 @@ class Recorder:
                     self.compile_jobs.append((record, job, call_id))
             elif kind.startswith("pmap"):
                 device_facts(self, record, kind, data, t_end, call_id)
+        jit_timings.kernels_cache(record)
 
     def _detail(
         self, record: TransformedCall, rec: CallRecord, top: ArgSpec, args, kwargs, call_id: int, ok: bool

@@ -235,7 +235,12 @@ class KernelInfo(BaseModel):
 
 class JitInfo(BaseModel):
     backend: Literal["numba", "interpreter"]
-    cache: Literal["hit", "miss", "disk"] = "miss"
+    cache: Literal["hit", "miss", "disk"] = Field(
+        "miss",
+        description="'hit': traced before (in-memory cache); 'disk': traced, its kernels loaded from the kernel "
+        "cache and none compiled (its timings have a ``load`` event from disk and no ``compile``); "
+        "'miss': traced otherwise (something compiled, or nothing was loaded from disk).",
+    )
     recompile_reason: Optional[str] = None  # why it traced: JAX's explain_cache_misses text
     source: Optional[str] = None
     fallbacks: list[str] = Field(default_factory=list, description="Primitives run by the interpreter.")
@@ -259,7 +264,13 @@ class JitInfo(BaseModel):
 
 class TimingEvent(BaseModel):
     name: str
-    category: Literal["trace", "transform", "lower", "compile", "execute", "transfer", "collective", "run"]
+    category: Literal[
+        "trace", "transform", "lower", "compile", "load", "execute", "transfer", "collective", "run"
+    ] = Field(
+        description="``load``: jit's compile step when nothing was compiled, its kernels loaded from the "
+        "kernel cache on disk (``cache`` 'disk': importing the generated module, numba reading and "
+        "linking each kernel's cached machine code) or already in memory (``cache`` 'hit')."
+    )
     start_ms: float
     duration_ms: float
     device: Optional[int] = None

@@ -11,7 +11,7 @@ import numpy as np
 from .. import ad, core, transfers
 from .. import dims as _dims
 from ..core import Array, Tracer, Value
-from ..errors import ConcretizationTypeError, traced_shape_error
+from ..errors import ConcretizationTypeError, invalid_shape_error, traced_shape_error
 from . import elementwise as ew
 from .accuracy import OPS as ACCURACY_OPS
 from . import structural as st
@@ -300,6 +300,8 @@ def _shape(sizes: Sequence) -> tuple:
         return tuple(d if type(d) is int else _dims.as_dim(d) for d in sizes)
     except ConcretizationTypeError:
         raise traced_shape_error(tuple(sizes)) from None
+    except TypeError:  # (a dimension that is no integer: 2.0)
+        raise invalid_shape_error(tuple(sizes)) from None
 
 
 def broadcast_in_dim(
@@ -394,7 +396,7 @@ def zeros_like_array(x):
     return full_like(x, 0)
 
 
-def reshape(x, new_sizes, dimensions=None):
+def reshape(x, new_sizes, dimensions=None, *, out_sharding=None):
     """Reshape ``x`` (row-major); ``dimensions`` transposes first, as in JAX (one reshape equation
     that carries the permutation)."""
     new_sizes = _shape(new_sizes)
@@ -409,12 +411,13 @@ def reshape(x, new_sizes, dimensions=None):
         and not isinstance(x, (int, float, bool, complex))
     ):
         return x
-    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=None)
+    layout = _replicated_layout(out_sharding, len(new_sizes), "reshape")
+    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=layout)
 
 
 def transpose(x: Value, permutation: Sequence[int]) -> Value:
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))) and not isinstance(x, (int, float, bool, complex)):
+    if permutation == tuple(range(_aval(x).ndim)) and not isinstance(x, (int, float, bool, complex)):
         return x
     return st.transpose_p.bind(x, permutation=permutation)
 
@@ -475,8 +478,33 @@ def _axes(x, axes):
     return checked_axes(x, axes)
 
 
-def reduce_sum(x, axes):
-    return st.reduce_sum_p.bind(x, axes=_axes(x, axes), out_sharding=None)
+def reduce_sum(x, axes, *, out_sharding=None):
+    axes = _axes(x, axes)
+    layout = _replicated_layout(out_sharding, _aval(x).ndim - len(axes), "reduce_sum")
+    return st.reduce_sum_p.bind(x, axes=axes, out_sharding=layout)
+
+
+def _replicated_layout(out_sharding, ndim: int, what: str):
+    """An ``out_sharding=`` as the equation's parameter: None outside a mesh, as JAX's
+    canonicalize_sharding gives; replicated over the context mesh (what transposes pass on inside
+    ``shard_map`` or ``jax.set_mesh``). A layout that would move the result is refused by name."""
+    from ..sharding import NamedSharding
+    from ..sharded_types import context_sharding
+
+    if out_sharding is None or (isinstance(out_sharding, NamedSharding) and out_sharding.mesh.empty):
+        return None
+    here = context_sharding(ndim)
+    if (
+        here is not None
+        and isinstance(out_sharding, NamedSharding)
+        and getattr(out_sharding.mesh, "abstract_mesh", out_sharding.mesh) == here.mesh
+        and all(p is None for p in out_sharding.spec)
+    ):
+        return here
+    raise NotImplementedError(
+        f"lax.{what}(out_sharding={out_sharding}): the engine lays a result out over a mesh only "
+        "through jax.reshard; apply it to the result"
+    )
 
 
 def reduce_max(x, axes):

@@ -3,9 +3,9 @@ lax.bessel_i1e), one primitive each.
 
 The kernels evaluate in float64 — the power series up to |x| = 50 (all terms positive, so no
 cancellation), Hankel's asymptotic expansion beyond (its terms shrink until k ~ 2|x|, far past
-double precision) — and round to the operand's dtype; except float32 (and narrower) ``bessel_i0e``,
-which is the program JAX lowers it to (Cephes' Chebyshev series in float32) as XLA's CPU backend
-runs it, for JAX's bits. Derivatives are JAX's rules.
+double precision) — and round to the operand's dtype; except float32 (and narrower), which is the
+program JAX lowers each to (Cephes' Chebyshev series in float32: JAX's own for i0e, CHLO's
+decomposition for i1e) as XLA's CPU backend runs it, for JAX's bits. Derivatives are JAX's rules.
 
 >>> bessel_i0e(0.0)  # (JAX's float32 series too)
 Array(1.0000001, dtype=float32, weak_type=True)
@@ -106,6 +106,49 @@ def i0e_f32(x: np.ndarray) -> np.ndarray:
     return np.where(ax <= 8, near, far).reshape(ax.shape)
 
 
+# Cephes' float32 Chebyshev coefficients of exp(-x) I1(x) / x on [0, 8] (in t = x/2 - 2) and of
+# exp(-x) sqrt(x) I1(x) beyond (in t = 32/x - 2), highest order first: CHLO's decomposition's.
+_I1E_A = (
+    9.38153738649577178388e-9, -4.44505912879632808065e-8, 2.00329475355213526229e-7,
+    -8.56872026469545474066e-7, 3.47025130813767847674e-6, -1.32731636560394358279e-5,
+    4.78156510755005422638e-5, -1.61760815825896745588e-4, 5.12285956168575772895e-4,
+    -1.51357245063125314899e-3, 4.15642294431288815669e-3, -1.05640848946261981558e-2,
+    2.47264490306265168283e-2, -5.29459812080949914269e-2, 1.02643658689847095384e-1,
+    -1.76416518357834055153e-1, 2.52587186443633654823e-1,
+)  # fmt: skip
+_I1E_B = (
+    -3.83538038596423702205e-9, -2.63146884688951950684e-8, -2.51223623787020892529e-7,
+    -3.88256480887769039346e-6, -1.10588938762623716291e-4, -9.76109749136146840777e-3,
+    7.78576235018280120474e-1,
+)  # fmt: skip
+
+
+def i1e_f32(x: np.ndarray) -> np.ndarray:
+    """float32 ``bessel_i1e`` as XLA's CPU backend computes CHLO's decomposition (Cephes' float32
+    Chebyshev series, as ``i0e_f32``): ``sign(x) * (|x| * A(|x|/2 - 2))`` to 8, beyond it
+    ``B(32/|x| - 2) * rsqrt(|x|)``; the product flushed (near 0 it is subnormal) and -0 kept.
+
+    >>> i1e_f32(np.float32([-1.0, 0.0, 10.0]))
+    array([-0.20791042,  0.        ,  0.12126268], dtype=float32)
+    """
+    f32 = np.float32
+    x = np.asarray(x, f32)
+    ax = np.abs(x)
+    with np.errstate(all="ignore"):
+        near = xla_f32.ftz(ax * _chebyshev_f32(xla_f32.fma(ax, f32(0.5), f32(-2)), _I1E_A))
+        far = _chebyshev_f32(f32(32) / ax + f32(-2), _I1E_B) * xla_rsqrt.rsqrt_f32(ax)
+        sign = np.where(x == 0, x, np.sign(x))  # (XLA's sign keeps -0)
+        return np.asarray(sign * np.where(ax <= 8, near, far), f32).reshape(x.shape)
+
+
+def _i1e_impl(x):
+    if x.dtype == np.float32:
+        return i1e_f32(x)
+    if x.dtype.itemsize < 4 and x.dtype.kind == "f":  # (computed in float32, as i0e)
+        return i1e_f32(x.astype(np.float32)).astype(x.dtype)
+    return _vectorized(_i1e, 1)(x)
+
+
 def _i0e_impl(x):
     if x.dtype == np.float32:
         return i0e_f32(x)
@@ -115,7 +158,7 @@ def _i0e_impl(x):
 
 
 bessel_i0e_p = ew.unop("bessel_i0e", _i0e_impl)
-bessel_i1e_p = ew.unop("bessel_i1e", _vectorized(_i1e, 1))
+bessel_i1e_p = ew.unop("bessel_i1e", _i1e_impl)
 
 
 def bessel_i0e(x):

@@ -21,12 +21,12 @@ from ..state.primitives import bound_inside_vmap, vmapped_branch_levels
 from ..state.types import is_ref_aval
 from . import api as lax, structural
 from . import control_flow_eager
+from .control_flow_errors import check_branch_outputs
 from .control_flow_common import (
     _trace,
     _avals,
     _run,
     _run_body,
-    _check_same,
     _jvp_closed,
     _stage,
     _all_unknown,
@@ -80,8 +80,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None, traced_for
             if under_vmap:
                 vmapped_branch_levels.pop()
         trees.append(store[0])
-    for c, t in zip(closed[1:], trees[1:]):
-        _check_same("branches of cond/switch", closed[0].out_avals, c.out_avals, trees[0], t)
+    _check_branches(traced_for, branches, trees, [c.out_avals for c in closed])
     # Every branch takes the union of all branches' constants, each once (JAX's order: cond's true
     # branch first), so operands line up.
     consts, position = [], {}
@@ -128,6 +127,28 @@ def _as_array(x):
     from ..numpy import asarray
 
     return x if isinstance(x, (core.Tracer, core.Array)) else asarray(x)
+
+
+def _check_branches(traced_for, branches, trees, out_avals):
+    """JAX's checks: cond's true_fun against its false_fun (branches[1] and [0] here), switch's
+    branch 0 against each other branch in turn."""
+    if traced_for == "cond":
+        check_branch_outputs(
+            "cond",
+            ("true_fun", "false_fun"),
+            (branches[1], branches[0]),
+            (trees[1], trees[0]),
+            (out_avals[1], out_avals[0]),
+        )
+        return
+    for i in range(1, len(branches)):  # (JAX's names: "branch 0" but "branch1", unspaced)
+        check_branch_outputs(
+            "switch",
+            ("branch 0", f"branch{i}"),
+            (branches[0], branches[i]),
+            (trees[0], trees[i]),
+            (out_avals[0], out_avals[i]),
+        )
 
 
 def cond(pred, true_fun, false_fun, *operands):

@@ -40,7 +40,9 @@ def promote_weak_inits(leaves, avals, out_avals) -> list | None:
     new, changed = list(leaves), False
     for i, (a, o) in enumerate(zip(avals, out_avals)):
         if a.weak_type and a.dtype != o.dtype:
-            dtype, weak = promote_types_weak(((a.dtype, True), (o.dtype, o.weak_type)))
+            # (JAX promotes against the output's type as a strong one, and converts to that dtype:
+            # the init becomes strongly typed, so a Python 0 carried as floats is float32)
+            dtype, weak = promote_types_weak(((a.dtype, True), (o.dtype, False)))[0], False
             x = leaves[i]  # (a concrete init is converted on the host, as JAX's Python scalar is)
             new[i] = (
                 convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
@@ -72,21 +74,13 @@ def _run_body(closed: ClosedJaxpr, *args):
         key = _value_key(closed)
         program = _bodies_by_structure.get(key) if key is not None else None
         if program is None:
-            program = compiled(closed)
+            program = compiled(closed, body=True)
             if key is not None:
                 if len(_bodies_by_structure) >= _BODIES_MAX:
                     del _bodies_by_structure[next(iter(_bodies_by_structure))]
                 _bodies_by_structure[key] = program
         _bodies[closed] = program
     return eval_jaxpr(program.jaxpr, args, program.consts)
-
-
-def _check_same(what, a_avals, b_avals, a_tree=None, b_tree=None):
-    if a_tree is not None and a_tree != b_tree:
-        raise TypeError(f"{what} must have identical types; got output structures {a_tree} and {b_tree}.")
-    for a, b in zip(a_avals, b_avals):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise TypeError(f"{what} must have identical types, got {a.str_short()} and {b.str_short()}.")
 
 
 def _jvp_closed(closed: ClosedJaxpr, nonzeros, instantiate):

@@ -122,7 +122,14 @@ def _dot_general_impl(
 def _contracted(xt, yt, x, y, xb, xf, yf, dtype, ordered=True, layout=(False, False)):
     # (float32 in XLA's order where it is known, else BLAS; the kernel XLA picks depends on which
     # operand dimension is minor in memory: eagerly, the last of each row-major operand)
-    out = xla_dot(xt, yt, layout) if ordered else None
+    out = None
+    if ordered and xt.shape[2] == 1 and dtype.kind == "f":
+        # (contracted dimensions of size 1, or none: XLA's strength reduction makes the dot the
+        # product of its operands' broadcasts, as ``simplifier_dots._dot`` does under jit, whose
+        # x * -0 keeps its sign where BLAS's sum from +0 does not: ``vmap(grad)`` of ``x @ w``)
+        out = xt * yt
+    elif ordered:
+        out = xla_dot(xt, yt, layout)
     if out is None:
         out = np.matmul(xt, yt)
     shape = [*(x.shape[i] for i in xb), *(x.shape[i] for i in xf), *(y.shape[i] for i in yf)]

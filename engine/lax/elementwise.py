@@ -506,7 +506,9 @@ def _unbroadcast(ct, operand):
     if not aval.shape:
         return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
     dims = tuple(i for i, (a, b) in enumerate(zip(ct_shape, aval.shape)) if a != b)
-    return lax.reshape(lax.reduce_sum(ct, dims), aval.shape)
+    from ..sharded_types import context_sharding  # (a cycle if imported at the top)
+
+    return lax.reshape(lax.reduce_sum(ct, dims), aval.shape, out_sharding=context_sharding(len(aval.shape)))
 
 
 def _additive_jvp(p, negate_y: bool):

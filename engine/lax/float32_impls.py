@@ -55,6 +55,14 @@ def rsqrt(x):
         return (1 / np.sqrt(x)).astype(x.dtype)
 
 
+def _in_program() -> bool:
+    """Whether this operation is a step of an interpreted jitted program, whose compiled kernels
+    (the next calls') compute ``exp``/``log`` with XLA's polynomial throughout."""
+    from ..jit_runtime import _tier
+
+    return bool(getattr(_tier, "interpreting", 0))
+
+
 def xla_kernel_or(name, f, quiet=False):
     """``f``, but XLA's own kernel for float32 (and the narrow floats, computed in float32), so
     values match JAX's to the bit (see xla_f32.py). ``quiet``: the other dtypes' computations under
@@ -62,7 +70,12 @@ def xla_kernel_or(name, f, quiet=False):
 
     def g(x, **params):
         if x.dtype == np.float32:
-            return xla_f32.kernel(name, x)
+            out = xla_f32.kernel(name, x)
+            start = libm_f32.tail_start(x.shape) if name in libm_f32.TAILS else None
+            if start is not None and not _in_program():  # (this kernel alone: an eager operation)
+                out = out.copy()
+                out[start:] = libm_f32.kernel(name, x[start:])
+            return out
         if quiet:
             with np.errstate(all="ignore"):
                 return other(x, **params)

@@ -21,12 +21,12 @@ from ..tree_util import tree_flatten, tree_unflatten
 from ..tracer_origins import debug_info, save_wrapped
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax
+from .control_flow_errors import check_carry_type
 from .control_flow_common import (
     _trace,
     _avals,
     _run,
     _run_body,
-    _check_same,
     _with_weak_types,
     promote_weak_inits,
     _fixpoint_nonzero,
@@ -72,16 +72,14 @@ def while_loop(cond_fun, body_fun, init_val):
         cond_fun, flat_cond, tree, avals, cond_dbg
     )  # the condition first, as JAX traces them
     bj, bconsts = _trace(flat_body, avals, body_dbg)
+    if body_tree[0] != tree:
+        check_carry_type("while_loop body", body_fun, tree, avals, body_tree[0], bj.out_avals)
     promoted = promote_weak_inits(leaves, avals, bj.out_avals)
     if promoted is not None:
         leaves, avals = promoted, _avals(promoted)
         cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals, cond_dbg)
         bj, bconsts = _trace(flat_body, avals, body_dbg)
-    if body_tree[0] != tree:
-        raise TypeError(
-            f"body_fun output and input must have identical types, got {body_tree[0]} and {tree}."
-        )
-    _check_same("body_fun output and input", avals, bj.out_avals)
+    check_carry_type("while_loop body", body_fun, tree, avals, body_tree[-1], bj.out_avals)
     move = _forwarded_carries(cj.jaxpr, bj.jaxpr, len(cconsts), len(bconsts))
     if not any(move):
         outs = while_p.bind(
@@ -455,8 +453,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if lo_c is not None and hi_c is not None:
         lo_i, hi_i = int(lo_c), int(hi_c)
 
-        def step(carry, _):
-            i, x = carry
+        def step(loop_carry, _):  # (the carry's name in JAX's messages)
+            i, x = loop_carry
             return (lax.add(i, lax.full_like(i, 1)), body_fun(i, x)), None
 
         save_wrapped(step, body_dbg)  # (its errors name the user's body, as JAX's do)
@@ -472,8 +470,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically known.")
 
-    def body(c):
-        i, hi, x = c
+    def body(loop_carry):  # (the carry's name in JAX's messages)
+        i, hi, x = loop_carry
         return lax.add(i, lax.full_like(i, 1)), hi, body_fun(i, x)
 
     def carry_names() -> list[str]:  # (the upper bound the carry adds has no name)

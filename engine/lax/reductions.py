@@ -71,6 +71,10 @@ _accurate_sum = accumulating(np.sum)
 
 @reduce_sum_p.def_impl
 def _reduce_sum_impl(x, *, axes, out_sharding=None):
+    x = np.asarray(x)
+    kept = [n for d, n in enumerate(x.shape) if d not in {a % x.ndim for a in axes}]
+    if int(np.prod(kept)) == x.size:  # (over dimensions of length 1 only: XLA reshapes, -0. kept)
+        return x.reshape(kept).copy()
     # float32 (and large float64) in XLA's order, its bits rather than a more accurate sum
     if sum_order.xla_ordered(x.dtype, x.size):
         if x.size < sum_order.TREE_LIMIT:
@@ -186,7 +190,17 @@ def _jvp_of(fn, primals, tangents):
 # --- reduce_prod -------------------------------------------------------------------------------
 
 reduce_prod_p = Primitive("reduce_prod")
-reduce_prod_p.def_impl(accumulating(np.prod))
+_accurate_prod = accumulating(np.prod)
+
+
+@reduce_prod_p.def_impl
+def _reduce_prod_impl(x, *, axes):
+    # float32 in XLA's order (its windows of 32, then in order or in vector lanes), as for a sum
+    if x.dtype == np.float32 and 0 < x.size < sum_order.TREE_LIMIT:
+        return sum_order.prod_f32(x, tuple(axes))
+    return _accurate_prod(x, axes=axes)
+
+
 reduce_prod_p.def_abstract_eval(_reduce_abstract)
 batching.batch_rules[reduce_prod_p] = _reduce_batch(reduce_prod_p)
 
@@ -357,7 +371,7 @@ def _cumulative_impl(np_fn):
 
 _SCAN_BLOCK = 16
 # The float32 scans whose rounding depends on their order: numpy's function -> (XLA's combine,
-# the reduce-window's init value, which also pads the last block).
+# the reduce-window's init value, which also pads the last block); cumlogsumexp's added below.
 _XLA_SCANS = {np.cumsum: (np.add, 0.0), np.cumprod: (np.multiply, 1.0)}
 
 
@@ -371,8 +385,9 @@ def xla_cumsum(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
 
 
 def xla_scan(x: np.ndarray, axis: int, reverse: bool, combine, init: float) -> np.ndarray:
-    """A float32 cumulative sum or product in XLA's order (``xla_cumsum``; a product's windows
-    start from 1, its last block is padded with ones and the blocks' carries multiply in)."""
+    """A float32 cumulative sum, product or logsumexp in XLA's order (``xla_cumsum``; a product's
+    windows start from 1, its last block is padded with ones and the blocks' carries multiply in;
+    a logsumexp's from -inf, its combine ``xla_logaddexp``)."""
     x = np.moveaxis(np.asarray(x, np.float32), axis, -1)
     return np.ascontiguousarray(np.moveaxis(_block_scan(x, reverse, combine, init), -1, axis))
 
@@ -459,6 +474,21 @@ cummin_p = _cumulative("cummin", np.minimum.accumulate, "min")
 def _np_cumlogsumexp(x, axis):
     with np.errstate(invalid="ignore"):
         return np.logaddexp.accumulate(x, axis=axis)
+
+
+def xla_logaddexp(a, b) -> np.ndarray:
+    """float32 ``lax.logaddexp`` (JAX's formula: max + log1p(exp(-|a - b|)), a + b where the
+    difference is NaN) with XLA's exp and log1p: the combine of cumlogsumexp's reduce-window."""
+    from . import xla_f32
+
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    with np.errstate(all="ignore"):
+        d = a - b
+        far = np.maximum(a, b) + xla_f32.log1p(xla_f32.exp(-np.abs(d)))
+        return np.where(np.isnan(d), a + b, far).astype(np.float32)
+
+
+_XLA_SCANS[_np_cumlogsumexp] = (xla_logaddexp, -np.inf)
 
 
 def _logaddexp_custom_jvp():

@@ -18,12 +18,12 @@ from ..state.discharge import RefOperandPrimitive
 from ..state.types import AbstractRef
 from . import control_flow_eager
 from ..tracer_origins import debug_info
+from .control_flow_errors import check_carry_type
 from .control_flow_common import (
     _trace,
     _avals,
     _run,
     _run_body,
-    _check_same,
     _jvp_closed,
     _stage,
     _with_weak_types,
@@ -48,17 +48,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     (Array(3., dtype=float32), Array([0., 0., 2.], dtype=float32))
     """
     x_leaves, x_tree = tree_flatten(xs)
-    lengths = {core.get_aval(x).shape[0] for x in x_leaves if core.get_aval(x).ndim}
     if any(core.get_aval(x).ndim == 0 for x in x_leaves):
         raise ValueError("scan got value with no leading axis to scan over.")
-    if length is not None:
-        lengths.add(int(length))
-    if len(lengths) != 1:
-        raise ValueError(
-            f"scan got {'no' if not lengths else 'inconsistent'} lengths for the leading "
-            f"axis of xs: {sorted(lengths)}; pass length= when xs is None."
-        )
-    n = lengths.pop()
+    n = _scan_length([core.get_aval(x).shape[0] for x in x_leaves], length)
     c_leaves, c_tree = tree_flatten(init)
     c_avals = _avals(c_leaves)
     x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in x_leaves]
@@ -75,16 +67,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
     dbg = debug_info("scan", f, (init, xs))
     body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
+    if trees[0] != c_tree:
+        check_carry_type("scan body", f, c_tree, c_avals, trees[0], body.out_avals[: c_tree.num_leaves])
     promoted = promote_weak_inits(c_leaves, c_avals, body.out_avals[: len(c_avals)])
     if promoted is not None:
         c_leaves, c_avals = promoted, _avals(promoted)
         body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
-    if trees[0] != c_tree:
-        raise TypeError(
-            f"scan body function carry input and carry output must have the same pytree "
-            f"structure, but they differ: {c_tree} and {trees[0]}."
-        )
-    _check_same("scan carry output and input", c_avals, body.out_avals[: len(c_avals)])
+    check_carry_type("scan body", f, c_tree, c_avals, trees[0], body.out_avals[: len(c_avals)])
     body, moved, ys_from_xs = _forward_read_only(body, len(consts), len(c_leaves))
     kept = [c for c, m in zip(c_leaves, moved) if not m]
     outs = scan_p.bind(
@@ -105,6 +94,25 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     # carry comes back as the object given, as in JAX)
     ys = [next(ys_it) if k is None else _as_array(x_leaves[k]) for k in ys_from_xs]
     return tree_unflatten(c_tree, carry), tree_unflatten(trees[1], ys)
+
+
+def _scan_length(lengths: list, length) -> int:
+    """The number of iterations: ``length`` or the common leading axis size of ``xs``, refused in
+    JAX's words when they disagree or neither is given."""
+    if length is not None:
+        n = int(length)
+        if any(n != k for k in lengths):
+            raise ValueError(
+                f"scan got `length` argument of {n} which disagrees with leading axis sizes {lengths}."
+            )
+        return n
+    if len(set(lengths)) > 1:
+        raise ValueError(
+            f"scan got values with different leading axis sizes: {', '.join(str(k) for k in lengths)}."
+        )
+    if not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    return lengths[0]
 
 
 def _as_array(x):

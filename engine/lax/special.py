@@ -3,7 +3,8 @@
 The implementations evaluate in float64 (Python's ``math`` module and classic series and
 continued fractions: Cephes' Hurwitz zeta, Numerical Recipes' incomplete gamma and beta, AS241 for
 the normal quantile) and round to the operand's dtype, so float32 results are correctly rounded
-in practice; float32 lgamma and digamma are XLA's kernels instead (``xla_f32.py``: JAX's bits).
+in practice; float32 lgamma and digamma are XLA's kernels instead (``xla_f32.py``: JAX's bits), and
+float32 zeta and polygamma XLA's decomposition of them (``xla_zeta.py``).
 Derivatives are JAX's formulas, written with the public wrappers so they compose.
 """
 
@@ -16,6 +17,7 @@ import numpy as np
 from .. import ad, batching, narrow_dtypes
 from ..core import Primitive, ShapedArray
 from . import elementwise as ew
+from . import xla_zeta
 from .float32_impls import xla_kernel_or
 
 # ---------------------------------------------------------------------------------------------
@@ -295,8 +297,22 @@ def _igamma_impl(kernel, upper):
 igamma_p = ew.binop("igamma", _igamma_impl(_igamma, False), _F)
 igammac_p = ew.binop("igammac", _igamma_impl(_igammac, True), _F)
 igamma_grad_a_p = ew.binop("igamma_grad_a", _vectorized(_igamma_grad_a, 2), _F)
-polygamma_p = ew.binop("polygamma", _vectorized(_polygamma, 2), _F)
-zeta_p = ew.binop("zeta", _vectorized(_zeta, 2), _F)
+
+
+def _float32_or(kernel, fallback):
+    """``kernel`` (XLA's float32 decomposition: xla_zeta.py) for float32 operands, else ``fallback``."""
+
+    def impl(a, b, **params):
+        if a.dtype == np.float32 and b.dtype == np.float32:
+            return kernel(a, b, **params)
+        return fallback(a, b)
+
+    impl.__name__ = fallback.__name__
+    return impl
+
+
+polygamma_p = ew.binop("polygamma", _float32_or(xla_zeta.polygamma, _vectorized(_polygamma, 2)), _F)
+zeta_p = ew.binop("zeta", _float32_or(xla_zeta.zeta, _vectorized(_zeta, 2)), _F)
 
 regularized_incomplete_beta_p = Primitive("regularized_incomplete_beta")
 regularized_incomplete_beta_p.def_impl(_vectorized(_betainc, 3))

@@ -183,6 +183,8 @@ def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions, sharding=None)
 
 def _check_broadcast_in_dim(x, shape, broadcast_dimensions) -> None:
     """JAX's shape rule: its checks in its order and its words (dimensions need not increase)."""
+    if any(type(d) is int and d < 0 for d in shape):
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {tuple(shape)}.")
     if x.ndim != len(broadcast_dimensions):
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
@@ -218,7 +220,10 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding=
     unit = [i for i, s in enumerate(x.aval.shape) if s == 1]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
     axes = tuple(i for i in range(len(shape)) if i not in kept)
-    out = lax.expand_dims(lax.reduce_sum(ct, axes), unit)
+    from ..sharded_types import context_sharding  # (a cycle if imported at the top)
+
+    summed = lax.reduce_sum(ct, axes, out_sharding=context_sharding(len(shape) - len(axes)))
+    out = lax.expand_dims(summed, unit)
     got = core.get_aval(out).shape
     if got != x.aval.shape:  # (non-increasing dimensions: JAX's rule leaves the sum in output order)
         dt = x.aval.dtype.name
@@ -310,9 +315,12 @@ def _reshape_abstract(x, *, new_sizes, dimensions, sharding=None):
 
 def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding=None):
     # (JAX's rule: undo the reshape into the permuted shape, then the permutation)
+    from ..sharded_types import context_sharding  # (a cycle if imported at the top)
+
+    layout = context_sharding(len(x.aval.shape))
     if dimensions is None:
-        return [_lax().reshape(ct, x.aval.shape)]
-    ct = _lax().reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
+        return [_lax().reshape(ct, x.aval.shape, out_sharding=layout)]
+    ct = _lax().reshape(ct, tuple(x.aval.shape[d] for d in dimensions), out_sharding=layout)
     return [_lax().transpose(ct, tuple(np.argsort(dimensions)))]
 
 

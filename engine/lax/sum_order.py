@@ -166,38 +166,45 @@ def _last_two(x: np.ndarray, start: np.ndarray, y: np.ndarray | None, body: str 
     return _in_order(flat(x[..., m:, :]), total, rest)
 
 
+def _window_layout(shape: tuple, axes: list[int]) -> tuple:
+    """How the rewriter cuts the reduced ``axes`` of an array of ``shape`` into windows of 32: the
+    shape padded to whole windows, where the values sit in it (the odd pad high), the split shape
+    and the axis order that put each window's elements last, behind the kept dimensions' count."""
+    long = [a for a in axes if shape[a] > WINDOW]
+    padded, place = list(shape), [slice(None)] * len(shape)
+    for a in long:
+        extra = -shape[a] % WINDOW
+        padded[a] += extra
+        place[a] = slice(extra // 2, extra // 2 + shape[a])
+    split: list[int] = []
+    inner: list[int] = []
+    outer: list[int] = []
+    for d, n in enumerate(padded):
+        outer.append(len(split))
+        if d in axes:
+            k = WINDOW if d in long else n
+            inner.append(len(split) + 1)
+            split += [n // k, k]
+        else:
+            split.append(n)
+    return tuple(padded), tuple(place), split, outer + inner, len(outer)
+
+
 def _window(x: np.ndarray, axes: list[int], y: np.ndarray | None = None) -> np.ndarray:
     """One pass of the rewriter: the reduced axes (of ``x * y``) cut into windows, each summed in
     row-major order."""
-    long = [a for a in axes if x.shape[a] > WINDOW]
-    padded, place = list(x.shape), [slice(None)] * x.ndim
-    for a in long:
-        extra = -x.shape[a] % WINDOW
-        padded[a] += extra
-        place[a] = slice(extra // 2, extra // 2 + x.shape[a])
+    padded, place, split, order, kept = _window_layout(x.shape, axes)
 
     def pad(a):  # (zeros around, the odd one high; np.pad costs 10 us more)
-        if a is None or tuple(padded) == a.shape:
+        if a is None or padded == a.shape:
             return a
         out = np.zeros(padded, f32)
-        out[tuple(place)] = a
+        out[place] = a
         return out
 
-    x, y = pad(x), pad(y)
-    shape, inner, outer = [], [], []
-    for d, n in enumerate(x.shape):
-        if d in axes:
-            k = WINDOW if d in long else n
-            outer.append(len(shape))
-            inner.append(len(shape) + 1)
-            shape += [n // k, k]
-        else:
-            outer.append(len(shape))
-            shape.append(n)
-
     def windows(a):
-        a = np.transpose(a.reshape(shape), outer + inner)
-        return a.reshape(*a.shape[: len(outer)], -1)
+        a = np.transpose(pad(a).reshape(split), order)
+        return a.reshape(*a.shape[:kept], -1)
 
     return _in_order(windows(x), None, None if y is None else windows(y))
 
@@ -212,8 +219,10 @@ def _sum_1d(x: np.ndarray) -> np.ndarray:
             padded = np.zeros(n + extra, f32)
             padded[extra // 2 : extra // 2 + n] = x
             x = padded
-        x = x.reshape(-1, WINDOW).cumsum(axis=-1, dtype=f32)[:, -1] + f32(0)
-    return (x.cumsum(dtype=f32)[-1] + f32(0)).reshape(())
+        # (add.accumulate: cumsum's additions, one after another, without its dtype argument's
+        # ~1 us of type resolution a call)
+        x = np.add.accumulate(x.reshape(-1, WINDOW), axis=1)[:, -1] + f32(0)
+    return np.asarray(np.add.accumulate(x)[-1] + f32(0))
 
 
 def sum_f32(
@@ -243,7 +252,7 @@ def sum_f32(
         if x.ndim == 1:
             return _sum_1d(x)
         if len(reduced) == 1 and x.ndim - 1 in reduced and x.shape[-1] <= WINDOW:
-            return (np.cumsum(x, axis=-1, dtype=f32)[..., -1] + f32(0)).reshape(out_shape)
+            return (np.add.accumulate(x, axis=-1)[..., -1] + f32(0)).reshape(out_shape)
         rows, cols = x.shape[-2:] if x.ndim == 2 else (0, 0)
         vectorized = _lanes(rows, cols) and body != "scalar"
         if len(reduced) == 2 and 1 < rows <= WINDOW and 1 < cols <= WINDOW and not vectorized:
@@ -323,3 +332,61 @@ def fma_chain_sum_f32(pairs: list, axes: tuple[int, ...]) -> np.ndarray:
         for a, b in reversed(flat):
             acc = _fma(a[..., k], b[..., k], acc)
     return acc + f32(0)  # (+0: a sum of -0s is +0)
+
+
+def _prod_in_order(x: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """Products along the last axis, one factor after another, from ``start`` (else 1)."""
+    if start is not None:
+        x = np.concatenate([np.asarray(start, f32)[..., None], x], axis=-1)
+    if x.shape[-1] == 0:
+        return np.ones(x.shape[:-1], f32)
+    return np.cumprod(x, axis=-1, dtype=f32)[..., -1]
+
+
+def prod_f32(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``x`` (float32, fewer than 4096 elements) multiplied over ``axes`` as XLA's CPU kernel does:
+    the tree-reduction rewriter's windows of 32 (padded with ones, the odd one high) as for a sum,
+    then the last loop nest, in order or in ``_lanes``' vector lanes (each from 1, met pairwise).
+
+    >>> float(prod_f32(np.float32([2, 3, 4]), (0,)))
+    24.0
+    """
+    x = np.asarray(x, f32)
+    reduced = {a % x.ndim for a in axes} if x.ndim else set()
+    out_shape = [n for d, n in enumerate(x.shape) if d not in reduced]
+    if not reduced or x.size == 0:
+        return x.copy() if not reduced else np.ones(out_shape, f32)
+    dims = [d for d in range(x.ndim) if x.shape[d] != 1]
+    x = x.reshape([x.shape[d] for d in dims])
+    axes_list = [i for i, d in enumerate(dims) if d in reduced]
+    while any(x.shape[a] > WINDOW for a in axes_list):
+        padded, place, split, order, kept = _window_layout(x.shape, axes_list)
+        p = np.ones(padded, f32)  # (ones around, the odd one high)
+        p[place] = x
+        w = np.transpose(p.reshape(split), order)
+        x = _prod_in_order(w.reshape(*w.shape[:kept], -1))
+        dims = [d for d in range(x.ndim) if x.shape[d] != 1 or d not in axes_list]
+        axes_list = [i for i, d in enumerate(dims) if d in axes_list]
+        x = x.reshape([x.shape[d] for d in dims])
+    keep = [d for d in range(x.ndim) if d not in axes_list]
+    xt = np.transpose(x, keep + axes_list)
+    lead = xt.shape[: len(keep)]
+    rows, cols = xt.shape[-2:] if len(axes_list) >= 2 else (0, 0)
+    vf = _lanes(rows, cols) if axes_list[-2:] == [x.ndim - 2, x.ndim - 1] else 0
+    if not vf:
+        return _prod_in_order(xt.reshape(*lead, -1)).reshape(out_shape)
+    blocks = xt.reshape(*lead, -1, rows, cols)
+    total = np.ones(lead, f32)
+    m = rows // vf * vf
+    for o in range(blocks.shape[len(lead)]):  # (outer reduced axes: one loop each, in order)
+        b = blocks[..., o, :, :]
+        lanes = np.ones((*lead, vf), f32)
+        lanes[..., 0] = total
+        lanes = _prod_in_order(
+            np.moveaxis(b[..., :m, :].reshape(*lead, m // vf, vf, cols), -2, -3).reshape(*lead, vf, -1), lanes
+        )
+        while lanes.shape[-1] > 1:
+            h = lanes.shape[-1] // 2
+            lanes = lanes[..., :h] * lanes[..., h:]
+        total = _prod_in_order(b[..., m:, :].reshape(*lead, -1), lanes[..., 0])
+    return total.reshape(out_shape)

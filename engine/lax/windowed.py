@@ -122,8 +122,15 @@ def _impl(kind):
         nd = x.ndim
         view = view[tuple(slice(None, None, s) for s in window_strides)]
         view = view[(slice(None),) * nd + tuple(slice(None, None, d) for d in window_dilation)]
-        out = ufunc.reduce(view.reshape(*out_shape, -1), axis=-1, initial=init)
-        return np.asarray(out, x.dtype)
+        flat = view.reshape(*out_shape, -1)
+        if kind != "sum":
+            return np.asarray(ufunc.reduce(flat, axis=-1, initial=init), x.dtype)
+        # XLA's loop adds a window's elements one by one in row-major order onto the init (numpy's
+        # reduce of 9 or more elements is pairwise: a 3x3 average pool was an ulp off JAX)
+        out = np.full(out_shape, init, x.dtype)
+        for k in range(flat.shape[-1]):
+            out = np.add(out, flat[..., k], dtype=x.dtype)
+        return out
 
     return impl
 

@@ -303,7 +303,31 @@ def _softmax_jvp(axis, primals, tangents):
     return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
-@staged_as_jit(static_argnames=("axis",))
+def _eager_log_softmax(x, axis=-1, where=None, initial=None):
+    """``log_softmax(x, axis)`` of a concrete float32/float64 array (no ``where``), or None: the
+    body's primitives' impls on its value, as its eager steps run them, without the dispatch of
+    each (half of an eager call's time). ``jnp.max``'s ``lax.max(-inf, m)`` is ``m`` to the bit
+    (``xla_float_minmax`` keeps a NaN operand and a zero's sign), so it is left out."""
+    from ..lax import elementwise as ew
+    from ..lax import reductions as red
+
+    if where is not None or initial is not None or type(x) is not core.Array or type(axis) is not int:
+        return None
+    v = x._value
+    if v.dtype.char not in "fd" or not -v.ndim <= axis < v.ndim or v.shape[axis] == 0:
+        return None
+    axes = (axis % v.ndim,)
+    kept = [1 if i == axes[0] else n for i, n in enumerate(v.shape)]
+    impl = core.impl_rules
+    shifted = np.subtract(v, np.reshape(impl[red.reduce_max_p](v, axes=axes), kept))
+    total = impl[red.reduce_sum_p](
+        np.asarray(impl[ew.exp_p](shifted, accuracy=None)), axes=axes, out_sharding=None
+    )
+    log = np.asarray(impl[ew.log_p](np.asarray(np.reshape(total, kept)), accuracy=None))
+    return core.Array(np.subtract(shifted, log), False)
+
+
+@staged_as_jit(static_argnames=("axis",), eager=_eager_log_softmax)
 def log_softmax(x, axis=-1, where=None, initial=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)

@@ -18,6 +18,7 @@ from .. import core
 from ..core import Array
 from ..lax import elementwise as ew
 from ..lax import reductions as red
+from ..lax import sum_order
 from ._promote import canonicalize_axes, check_axes_index
 
 _staging = core.staging_anywhere
@@ -51,6 +52,14 @@ def sum(a, axis, keepdims) -> Array | None:
     v = _operand(a)
     if v is None:
         return None
+    if (
+        v.ndim == 1
+        and v.dtype.char == "f"
+        and 1 < v.shape[0] < sum_order.TREE_LIMIT  # (one element: reduce_sum reshapes it)
+        and (axis is None or (type(axis) is int and -1 <= axis <= 0))
+    ):  # (the whole of a float32 vector: where reduce_sum's impl comes to, without the dispatch)
+        out = sum_order._sum_1d(v)
+        return Array(out.reshape(1) if keepdims else out, False)
     axes = _axes(axis, v.ndim)
     if axes is None:
         return None

@@ -9,7 +9,7 @@ import numpy as np
 from .. import core, dims, held_arrays, lax, narrow_dtypes, transfers
 from ..lax.structural import convert_values
 from ..core import Array, Tracer
-from ..errors import ConcretizationTypeError, traced_shape_error
+from ..errors import ConcretizationTypeError, invalid_shape_error, traced_shape_error
 from ..state.types import is_ref
 from ..jitted_tangents import typed_as_primals
 from ..lax.api import _concrete_jvp
@@ -447,11 +447,17 @@ def concrete_shape(shape, what="shape") -> tuple:
         or dims.is_symbolic_dim(shape)
         or (isinstance(shape, Array) and shape.ndim == 0)
         or (isinstance(shape, Tracer) and shape.ndim == 0)
+        or not np.iterable(shape)
     ):
         shape = (shape,)
     try:
-        return tuple(concrete_int(d, what) for d in shape)
+        return tuple(
+            concrete_int(d, what) if isinstance(d, Tracer) or type(d) is int else dims.as_dim(d)
+            for d in shape
+        )
     except ConcretizationTypeError:
         if what != "shape":
             raise
         raise traced_shape_error(shape) from None
+    except TypeError:  # (a dimension that is no integer: 2.0)
+        raise invalid_shape_error(tuple(shape)) from None

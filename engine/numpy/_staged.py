@@ -21,11 +21,14 @@ from ..fused_rules import call as jitted_body
 from ..jitted_tangents import typed_as_primals
 
 
-def staged_as_jit(fn=None, *, name=None, static_argnames=()):
+def staged_as_jit(fn=None, *, name=None, static_argnames=(), eager=None):
     """Decorate a jnp helper that JAX decorates with ``jax.jit``; the jit is named ``name`` (default:
-    the function's name)."""
+    the function's name). ``eager(*args, **kwargs)``: the result of an eager call for the common
+    case (concrete operands, nothing staging), or None (the paths below): the same operations the
+    body runs there, without this wrapper's bookkeeping (tests/test_eager_fast_paths.py keeps each
+    one to the general path's bits)."""
     if fn is None:
-        return functools.partial(staged_as_jit, name=name, static_argnames=static_argnames)
+        return functools.partial(staged_as_jit, name=name, static_argnames=static_argnames, eager=eager)
     jitted = []
     if name is not None:
         fn.__name__ = name
@@ -33,6 +36,10 @@ def staged_as_jit(fn=None, *, name=None, static_argnames=()):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if eager is not None and not core.staging_anywhere[0] and not transfers.active[0]:
+            out = eager(*args, **kwargs)
+            if out is not None:
+                return out
         if not core.staging_anywhere[0] and not kwargs and not static_argnames:
             for a in args:  # (concrete arrays, floats, Nones: what the checks below come to for them)
                 if type(a) is not core.Array and type(a) is not float and a is not None:
@@ -284,8 +291,13 @@ def jitted_inline(fn=None, *, static_argnames=()):
         if transfers.active[0]:
             return transfers.call_jitted(fn, args, kwargs, static_argnames)
         args = typed_as_primals(args)
-        # (eagerly it is a compiled call in JAX too: inline only changes how it traces)
-        if not core.staging_anywhere[0] and _as_compiled(fn, jitted, static_argnames, args, kwargs):
+        # (eagerly it is a compiled call in JAX too: inline only changes how it traces; and
+        # differentiated, its jit transformed and compiled whole, as staged_as_jit's)
+        if not core.staging_anywhere[0] and (
+            _transformed_as_one_program(args)
+            and _fuses_across(fn, jitted, static_argnames, args, kwargs)
+            or _as_compiled(fn, jitted, static_argnames, args, kwargs)
+        ):
             return _jit_of(fn, jitted, static_argnames)(*args, **kwargs)
         return _body(fn, args, kwargs)
 

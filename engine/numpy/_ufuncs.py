@@ -401,6 +401,7 @@ deg2rad = radians = _unary_inexact("deg2rad", lambda x: lax.mul(x, _const(x, np.
 rad2deg = degrees = _unary_inexact("rad2deg", lambda x: lax.mul(x, _const(x, 180 / np.pi)))
 
 
+@jitted_inline  # (JAX's jit(inline=True): eagerly differentiated, its JVP one compiled program)
 def arctan2(x1, x2, /):
     """Elementwise ``atan2(x1, x2)``, the angle of the point ``(x2, x1)``."""
     check_devices("arctan2", x1, x2)

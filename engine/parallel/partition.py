@@ -43,6 +43,7 @@ from ..staging import trace_to_jaxpr
 from .named import NamedShardedArray
 from .result_shardings import mesh_result_shardings, used_arguments
 from .runtime import get_runtime
+from . import sharded_jit
 
 Spec = tuple  # per dimension: the tuple of mesh axes splitting it, major first (() = whole)
 
@@ -481,7 +482,7 @@ def _install_rules():
     spmd_rules[slicing.slice_p] = _slice
     spmd_rules[reductions.argmax_p] = _arg_reduction
     spmd_rules[reductions.argmin_p] = _arg_reduction
-    spmd_rules[jit_p] = _call("jaxpr")
+    spmd_rules[jit_p] = sharded_jit.spmd_call  # (its shardings constrain its arguments and results)
     spmd_rules[custom_jvp_call_p] = _call("call_jaxpr")
     spmd_rules[custom_vjp_call_p] = _call("call_jaxpr")
     spmd_rules[ad.add_jaxvals_p] = _elementwise
@@ -509,6 +510,7 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
             if (
                 prim not in _always_ruled
                 and "out_sharding" not in eqn.params
+                and not sharded_jit.call_mesh(eqn)  # (a nested jit's shardings lay out even these)
                 and all(not any(x.spec) for x in vals)
             ):  # nothing to split
                 outs = prim.bind(*[x.val for x in vals], **_local_params(eqn.params))

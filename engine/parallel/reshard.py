@@ -70,6 +70,12 @@ batching.batch_rules[reshard_p] = _reshard_batch
 
 def _reshard_rule(ctx, prim, vals, params):
     (x,) = vals
+    dst = params["dst_sharding"]
+    # (over an abstract mesh, as grad's seed of a shard_map's result: its axes are the program's)
+    if params["concrete_mesh"] is None:
+        if dst.mesh.axis_names != ctx.mesh.axis_names:
+            return x
+        return _reshard_to(ctx, x, NamedSharding(ctx.mesh, dst.spec, memory_kind=dst.memory_kind))
     return _reshard_to(ctx, x, _target(params))
 
 
@@ -217,18 +223,18 @@ def constraint_sharding(params) -> NamedSharding:
     return NamedSharding(_arranged(params["context_mesh"], sharding.mesh), sharding.spec)
 
 
-_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, Mesh | None]" = weakref.WeakKeyDictionary()
+_jaxpr_meshes: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[bool, Mesh | None]]" = weakref.WeakKeyDictionary()
 
 
-def _mesh_in_jaxpr(jaxpr) -> Mesh | None:
+def _mesh_in_jaxpr(jaxpr, running: bool) -> Mesh | None:
     from ..ir import subjaxprs
 
     for eqn in jaxpr.eqns:
-        found = _eqn_mesh(eqn)
+        found = _eqn_mesh(eqn) or (running and _call_mesh(eqn)) or None
         if found is not None:
             return found
         for sub in subjaxprs(eqn):
-            found = _mesh_in_jaxpr(sub)
+            found = _mesh_in_jaxpr(sub, running)
             if found is not None:
                 return found
     return None
@@ -257,11 +263,20 @@ def _eqn_mesh(eqn):
     return rule(eqn) if rule is not None else None
 
 
-def mesh_of_jaxpr(closed: ClosedJaxpr) -> Mesh | None:
-    """The mesh a ``reshard`` (or ``shard_map``) inside ``closed`` names (cached per jaxpr), or None."""
-    if closed not in _jaxpr_meshes:
-        _jaxpr_meshes[closed] = _mesh_in_jaxpr(closed.jaxpr)
-    return _jaxpr_meshes[closed]
+def _call_mesh(eqn) -> Mesh | None:
+    from .sharded_jit import call_mesh
+
+    return call_mesh(eqn)
+
+
+def mesh_of_jaxpr(closed: ClosedJaxpr, running: bool = True) -> Mesh | None:
+    """The mesh a ``reshard`` (or ``shard_map``) inside ``closed`` names (cached per jaxpr), or None.
+    ``running``: a nested jit's shardings name one too (its program runs over that mesh), though
+    they type nothing (JAX's jit results have the types of its body's: ``annotate_types``)."""
+    per = _jaxpr_meshes.setdefault(closed, {})
+    if running not in per:
+        per[running] = _mesh_in_jaxpr(closed.jaxpr, running)
+    return per[running]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,14 +288,12 @@ def traced_sharding(tracer) -> NamedSharding | None:
     mesh (its arguments are sharded, or it reshards): the program traced so far up to the
     equation making the value, partitioned like a whole program is. None when no mesh is named."""
     from ..ir import Jaxpr, Var
-    from ..staging import JaxprTracer
+    from ..staging import staged_var
 
-    if not isinstance(tracer, JaxprTracer):
+    staged = staged_var(tracer)
+    if staged is None:
         return None
-    builder = tracer._trace.builder
-    var = builder.tracer_to_var.get(id(tracer))
-    if var is None:
-        return None
+    builder, var = staged
     seeds = builder.in_shardings
     if var in seeds:
         return seeds[var]
@@ -328,7 +341,7 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     """For ``make_jaxpr`` of values on an explicit mesh: each variable's type as JAX prints it
     (``f32[8@X,4]``), from the layouts the partitioner gives the program. Empty when no mesh is
     involved or no axis is explicit."""
-    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed) or typed_one_device_mesh(args)
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed, running=False) or typed_one_device_mesh(args)
     if mesh is None or not mesh.explicit_axes:
         return {}
     if structural_rules_missing():

@@ -34,6 +34,7 @@ import numpy as np
 
 from collections import OrderedDict
 
+from .. import canonical_dtypes
 from . import collectives, sync, topology as _devices, worker
 from .shm import Allocator, Arena
 
@@ -303,6 +304,8 @@ class LocalRuntime:
                     slot=program.slot_bytes,
                     compiled=program.compiled,
                     name=program.name,
+                    # (a device forked before jax_enable_x64 was set runs the program as traced)
+                    x64=canonical_dtypes.x64_enabled[0],
                 )
                 setup = (program.key, None if program.key in self.inherited else program.payload, info)
                 w.setups[sid] = True

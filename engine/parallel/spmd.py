@@ -32,6 +32,7 @@ from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from ..lax import parallel as lax_parallel
 from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
+from ..sharding import CPU_DEVICE, use_abstract_mesh
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
 from . import partition
@@ -109,10 +110,14 @@ def _pp_spec(spec) -> PartitionSpec:
 
 @contextmanager
 def _manual_axes(mesh: Mesh):
-    """Bind every mesh axis (collectives in a body being traced name them)."""
+    """Bind every mesh axis (collectives in a body being traced name them); the context mesh is the
+    body's with Manual axes, as JAX's ``get_abstract_mesh()`` is inside (``sharded_types.context_sharding``)."""
+    types = (AxisType.Manual,) * len(mesh.axis_names)
+    manual = AbstractMesh(mesh.axis_sizes, mesh.axis_names, types, abstract_device=CPU_DEVICE)
     with ExitStack() as stack:
         for name, size in zip(mesh.axis_names, mesh.axis_sizes):
             stack.enter_context(lax_parallel.extend_axis_env(name, size))
+        stack.enter_context(use_abstract_mesh(manual))
         yield
 
 
@@ -128,6 +133,9 @@ def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
     first, replicated)."""
     specs = ((),) * len(hoisted) + tuple(in_specs)
     params.setdefault("newly_manual_axes", frozenset(mesh.axis_names))  # (every mesh axis)
+    if params.get("check_vma") and body.jaxpr not in ir.sharded_types:  # (a rule's body: typed as JAX's)
+        typed, _ = type_varying(body.jaxpr, [_in_mesh_order(mesh, _mentioned(s)) for s in specs], mesh)
+        body = ClosedJaxpr(typed, body.consts)
     return shard_map_p.bind(
         *hoisted, *args, jaxpr=body, mesh=mesh, in_specs=specs, out_specs=tuple(out_specs), **params
     )

@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import debug
+from .. import canonical_dtypes, debug
 from . import collectives, programs, sync
 
 PROGRAM_CACHE = 256
@@ -133,10 +133,11 @@ def _pin(slot: int, n_devices: int) -> None:
 class _Setup:
     """What a device keeps for one (program, placement): the runner and its collective context."""
 
-    __slots__ = ("runner", "ctx", "ins", "outs", "views", "views_of", "prints")
+    __slots__ = ("runner", "ctx", "ins", "outs", "views", "views_of", "prints", "x64")
 
-    def __init__(self, runner, ctx, ins, outs, prints):
+    def __init__(self, runner, ctx, ins, outs, prints, x64=False):
         self.runner, self.ctx, self.ins, self.outs = runner, ctx, ins, outs
+        self.x64 = x64  # (jax_enable_x64 where the program was traced: its constants' types)
         # whether the program calls back into Python (jax.debug.print...): only then are prints
         # collected (two context managers per run otherwise wasted)
         self.prints = prints
@@ -243,6 +244,7 @@ def _setup(cmd, slot, runtime, barrier, setups):
     if setup is None:
         raise RuntimeError(f"program setup {sid} was never sent to this device")
     key, payload, info = setup
+    canonical_dtypes.set_x64(info.get("x64", False))
     prog = runtime.inherited.get(key) if payload is None else programs.loads(payload)
     if prog is None:
         raise RuntimeError(f"program {key} was neither sent nor inherited")
@@ -272,6 +274,7 @@ def _setup(cmd, slot, runtime, barrier, setups):
         [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
         [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals],
         programs.calls_python(prog.jaxpr),
+        info.get("x64", False),
     )
     if len(setups) > PROGRAM_CACHE:
         setups.popitem(last=False)
@@ -288,6 +291,7 @@ def _run(cmd, slot, runtime, barrier, setups):
             s = _setup(cmd, slot, runtime, barrier, setups)
         else:
             setups.move_to_end(sid)
+        canonical_dtypes.set_x64(s.x64)
         arena, sizes = runtime.arenas[slot], runtime.control.sizes
         arena.remap(int(sizes[slot]))
         runtime.exchange.remap(int(sizes[runtime.n]))

@@ -18,6 +18,7 @@ from ..ir import (
     ref_effects,
     subjaxprs,
 )
+from ..jit_params import carried, specified_shardings
 from ..jit_primitive import jit_p, staged_like, with_body
 from ..lax.cond import cond_p
 from ..parallel.spmd import shard_map_p
@@ -118,7 +119,10 @@ class Pruner:
             jit_p,
             [x for x, u in zip(eqn.inputs, used_in) if u],
             with_body(
-                eqn.params, body_closed, [d for d, u in zip(eqn.params["donated_invars"], used_in) if u]
+                eqn.params,
+                body_closed,
+                [d for d, u in zip(eqn.params["donated_invars"], used_in) if u],
+                carried(specified_shardings(eqn.params), [(0, used_in)], [(1, used)]),
             ),
             [v for v, u in zip(eqn.out_binders, used) if u],
             eqn.source_info,

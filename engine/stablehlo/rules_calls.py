@@ -13,6 +13,7 @@ from ..experimental.xla_metadata import attribute_text, xla_metadata_value_p
 from ..custom_batching import custom_vmap_p
 from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..device_put_primitive import device_put_p
+from ..jit_params import specified_shardings
 from ..jit_primitive import call_transforms, jit_p
 from ..linear_call import linear_call_p
 from ..lax.barrier import dce_sink_p, optimization_barrier_p
@@ -24,7 +25,11 @@ from .syntax import Spec, Value, functional_type
 
 
 @register(jit_p)
-def _jit(ctx: RuleContext, *args: Value, jaxpr: Any, name: str, **_: Any) -> list[Value]:
+def _jit(ctx: RuleContext, *args: Value, jaxpr: Any, name: str, **params: Any) -> list[Value]:
+    if specified_shardings(params) is not None:  # (JAX's text annotates the call's values with them)
+        raise NotImplementedError(
+            "StableHLO text of a nested jit with in_shardings/out_shardings is not implemented"
+        )
     fn = ctx.module.private_function(jaxpr, name)
     outs = ctx.call(fn, args)
     if outs:  # (what the HLO printer reads: the callee, and whether JAX names the call jit(<name>))

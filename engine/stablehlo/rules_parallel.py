@@ -15,7 +15,7 @@ import numpy as np
 
 from ..lax import parallel as par
 from ..lax import reductions
-from ..parallel.reshard import constraint_sharding, sharding_constraint_p
+from ..parallel.reshard import constraint_sharding, reshard_p, sharding_constraint_p
 from ..parallel.spmd import shard_map_p
 from ..sharding import UNCONSTRAINED, AxisType, _axes_of
 from . import literals
@@ -413,3 +413,14 @@ def pmap_form(lowered: Any, restage: bool = True) -> tuple[Any, Any, bool] | Non
     with staging_for_display():
         again = jit(target).lower(*relower.args, **relower.keywords) if itself else relower()
     return again.jaxpr, again.out_tree, itself
+
+
+@register(reshard_p)
+def _reshard(ctx: RuleContext, x: Value, *, dst_sharding: Any, **_: Any) -> list[Value]:
+    """JAX's ``lower_with_sharding_in_types``: a value resharded onto a mesh with no axis Explicit
+    (all Auto, all Manual, none) is itself, no constraint (grad's seed of a shard_map's result,
+    typed on its mesh)."""
+    types = tuple(dst_sharding.mesh.axis_types)
+    if not types or all(t is AxisType.Auto for t in types) or all(t is AxisType.Manual for t in types):
+        return [x]
+    raise NotImplementedError("StableHLO text for reshard onto a mesh with Explicit axes is not implemented")

@@ -2656,8 +2656,19 @@ def pmap_grad():
     return jax.pmap(jax.grad(lambda x: jnp.sum(x**2))), (f32(4, 3),)
 
 
+@program
+def pmap_grad_broadcast_bias():
+    # (inside the body the context mesh is the Manual one: transposes of the bias's broadcasts
+    # print it as their reduce_sum's and reshape's sharding)
+    def loss(w, b, x):
+        return jnp.sum(jnp.tanh(x @ w + b) ** 2)
+
+    grads = jax.pmap(jax.grad(loss, argnums=(0, 1)), in_axes=(None, None, 0))
+    return grads, (f32(3, 4), f32(4), f32(4, 2, 3))
+
+
 # --- shard_map on a 2-D mesh (Auto axes, check_vma=False: no sharding or varying axes in the types) -------------
-# (not yet identical, so not here: grad, whose cotangent seed JAX reshards to the output's sharding)
+# (grad's cotangent seed: a shard_map's results are typed on its mesh, so JAX reshards the 1.0 to it)
 
 
 def _mesh_2d():
@@ -2675,6 +2686,14 @@ def _spec(*entries):
 @program
 def shard_map_2d_psum():
     return _shard_map_2d(lambda b: lax.psum(b, "j"), _spec("i", "j"), _spec("i", None)), (f32(8, 4),)
+
+
+@program
+def shard_map_2d_grad_in_body():
+    def body(b):
+        return jax.grad(lambda v: jnp.sum(jnp.sin(v[None] * 2.0 + jnp.ones((2, 1)))))(b)
+
+    return _shard_map_2d(body, _spec("i"), _spec("i")), (f32(12),)
 
 
 @program
@@ -2734,6 +2753,20 @@ def shard_map_checked_where_and_collectives():
 
 
 @program
+def shard_map_checked_grad():  # (the bodies grad makes are typed with their varying axes too)
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+    f = _checked(lambda v: jnp.sin(v) * 2, _spec("i"), _spec("i"), mesh)
+    return jax.grad(lambda v: f(v).sum()), (f32(8),)
+
+
+@program
+def shard_map_checked_jit_of_grad():
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("i",))
+    f = _checked(lambda v, w: v * lax.pmax(w, "i"), (_spec("i"), _spec("i")), _spec("i"), mesh)
+    return jax.jit(jax.grad(lambda v, w: f(v, w).sum())), (f32(8), f32(8))
+
+
+@program
 def shard_map_2d_vmap():
     f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
     return jax.vmap(f), (f32(3, 8, 4),)
@@ -2743,6 +2776,42 @@ def shard_map_2d_vmap():
 def shard_map_2d_jvp():
     f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
     return (lambda x, t: jax.jvp(f, (x,), (t,))), (f32(8, 4), f32(8, 4))
+
+
+@program
+def shard_map_2d_grad():
+    f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
+    return jax.grad(lambda x: f(x).sum()), (f32(8, 4),)
+
+
+@program
+def shard_map_2d_value_and_grad():
+    f = _shard_map_2d(jnp.sin, _spec("i"), _spec("i"))
+    return jax.value_and_grad(lambda x: jnp.sum(f(x) * x)), (f32(8, 4),)
+
+
+@program
+def shard_map_2d_jit_of_grad():
+    f = _shard_map_2d(lambda b: jnp.sin(b) * lax.psum(b, "j"), _spec("i", "j"), _spec("i", "j"))
+    return jax.jit(jax.grad(lambda x: f(x).sum())), (f32(8, 4),)
+
+
+@program
+def pmap_then_grad():  # (a pmap's results are typed on its mesh too: the seed is resharded)
+    f = jax.pmap(lambda x: lax.psum(jnp.sin(x), "i"), axis_name="i")
+    return jax.grad(lambda x: f(x).sum()), (f32(8),)
+
+
+@program
+def pmap_then_jit_of_grad():
+    f = jax.pmap(lambda x: jnp.sin(x) * 2, axis_name="i")
+    return jax.jit(jax.grad(lambda x: (f(x) ** 2).sum())), (f32(4, 3),)
+
+
+@program
+def pmap_then_vmap_of_grad():
+    f = jax.pmap(jnp.sin)
+    return jax.vmap(jax.grad(lambda x: f(x).sum())), (f32(2, 4, 3),)
 
 
 @program
@@ -2764,6 +2833,109 @@ def pmap_jvp():
 @program
 def pmap_vmap():
     return jax.vmap(jax.pmap(lambda v: v * 2.0)), (f32(2, 4, 3),)
+
+
+# --- jit with in_shardings/out_shardings under transformations ---------------------------------------------------
+# (its jit equation keeps the shardings; its jvp, linearized halves, transpose and batched forms
+# carry them for the arguments and results they stand for, residuals unspecified)
+
+
+def _sharded(*entries, mesh=None):
+    mesh = mesh if mesh is not None else jax.sharding.Mesh(np.array(jax.devices()[:8]), ("d",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*entries))
+
+
+@program
+def sharded_jit_grad():
+    h = jax.jit(jnp.sin, out_shardings=_sharded("d"))
+    return jax.grad(lambda x: h(x).sum()), (f32(8),)
+
+
+@program
+def sharded_jit_grad_explicit_mesh():  # (make_mesh's axes are Explicit: the types stay unsharded)
+    h = jax.jit(jnp.sin, out_shardings=_sharded("d", mesh=jax.make_mesh((8,), ("d",))))
+    return jax.grad(lambda x: h(x).sum()), (f32(8),)
+
+
+@program
+def sharded_jit_grad_in_and_out():
+    h = jax.jit(lambda x, y: jnp.sin(x) * y, in_shardings=(_sharded("d"), None), out_shardings=_sharded("d"))
+    return jax.grad(lambda x, y: h(x, y).sum(), argnums=(0, 1)), (f32(8), f32(8, seed=1))
+
+
+@program
+def sharded_jit_grad_forwarded_output():  # (a result laid out by out_shardings is not forwarded)
+    h = jax.jit(lambda x, y: (x, x * y), out_shardings=(_sharded("d"), _sharded("d")))
+
+    def f(x, y):
+        a, b = h(x, y)
+        return (a * b).sum()
+
+    return jax.grad(f, argnums=(0, 1)), (f32(8), f32(8, seed=1))
+
+
+@program
+def sharded_jit_vmap():  # (the batch axis is inserted unsplit)
+    h = jax.jit(lambda x: jnp.sin(x) * 2, in_shardings=_sharded("d"), out_shardings=_sharded(None, "d"))
+    return jax.vmap(h, in_axes=1, out_axes=0), (f32(8, 3, 8),)
+
+
+@program
+def sharded_jit_vmap_of_grad():
+    h = jax.jit(lambda x: jnp.sin(x) * 2, out_shardings=_sharded("d"))
+    return jax.vmap(jax.grad(lambda x: h(x).sum())), (f32(3, 8),)
+
+
+@program
+def sharded_jit_grad_of_vmap():
+    h = jax.jit(lambda x: jnp.sin(x) * 2, in_shardings=_sharded("d"), out_shardings=_sharded("d"))
+    return jax.grad(lambda x: jax.vmap(h)(x).sum()), (f32(3, 8),)
+
+
+@program
+def sharded_jit_inside_jit_grad():
+    h = jax.jit(jnp.tanh, out_shardings=_sharded("d"))
+    return jax.jit(jax.grad(lambda x: (h(x) ** 2).sum())), (f32(8),)
+
+
+@program
+def sharded_jit_hessian():
+    h = jax.jit(jnp.sin, out_shardings=_sharded("d"))
+    return jax.hessian(lambda x: h(x).sum()), (f32(8),)
+
+
+@program
+def sharded_jit_grad_of_checkpoint():
+    h = jax.jit(jnp.sin, out_shardings=_sharded("d"))
+    return jax.grad(jax.checkpoint(lambda x: h(jnp.cos(x)).sum())), (f32(8),)
+
+
+@program
+def sharded_jit_grad_in_scan():
+    h = jax.jit(jnp.sin, out_shardings=_sharded("d"))
+
+    def f(x):
+        c, _ = lax.scan(lambda c, _: (h(c), None), x, None, length=2)
+        return c.sum()
+
+    return jax.grad(f), (f32(8),)
+
+
+@program
+def sharded_jit_grad_2d_mesh():
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
+    h = jax.jit(
+        lambda x: x @ x.T,
+        in_shardings=_sharded("i", "j", mesh=mesh),
+        out_shardings=_sharded(None, "i", mesh=mesh),
+    )
+    return jax.grad(lambda x: h(x).sum()), (f32(8, 4),)
+
+
+@program
+def sharded_jit_linearize():
+    h = jax.jit(jnp.sin, out_shardings=_sharded("d"))
+    return (lambda x, t: jax.linearize(h, x)[1](t)), (f32(8), f32(8, seed=1))
 
 
 # --- checkpoint / remat ------------------------------------------------------------------------------------------

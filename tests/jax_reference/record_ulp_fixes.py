@@ -1,9 +1,14 @@
 """Record JAX 0.10.2's bits for what the function-level sweep (tests/fidelity/sweep_ulp.py) found
 differing in the last bits, eager and jitted: ``cumprod`` (XLA's blocked reduce-window scan),
 ``logaddexp2`` (eagerly one compiled program), ``scipy.special.i0`` / ``lax.bessel_i0e`` (the
-float32 Chebyshev series JAX lowers it to), ``scipy.stats.t.logpdf`` (lgamma of constants folded
-while compiling) and log-space gamma samples of a constant alpha (``random.loggamma``/``beta``:
-the sampler's ``log(d)`` folded). Run with JAX's venv:
+float32 Chebyshev series JAX lowers it to; ``i1`` / ``bessel_i1e``: CHLO's), ``scipy.stats.t.logpdf``
+(lgamma of constants folded while compiling), log-space gamma samples of a constant alpha
+(``random.loggamma``/``beta``: the sampler's ``log(d)`` folded), ``prod`` along axes (XLA's windows
+of 32, then in order or in vector lanes: sum_order.prod_f32), ``cumlogsumexp`` (the blocked
+reduce-window scan of JAX's logaddexp, XLA's exp and log1p), ``frexp`` and or'ed class tests of
+subnormals under jit (LLVM's is.fpclass: algebraic_class_tests) and the gradient of ``arctan2``
+(``y / (x*x + y*y)``: LLVM fuses the product of the value its kernel loads first: operand_ranks),
+``polygamma``/``zeta`` and digamma's gradient (CHLO's float32 Euler-Maclaurin sum). Run with JAX's venv:
 
     /work/main/.jax-venv/bin/python tests/jax_reference/record_ulp_fixes.py
 
@@ -31,6 +36,11 @@ def _inputs() -> np.ndarray:
     return np.concatenate([x, rng.uniform(-9, 9, -x.size % 64)]).astype(np.float32)
 
 
+def _above(low: float) -> np.ndarray:
+    x = _inputs()
+    return x[~(x <= low)]
+
+
 def _matrix() -> np.ndarray:
     return (1 + 0.02 * np.random.default_rng(6).normal(size=(5, 300))).astype(np.float32)
 
@@ -48,9 +58,19 @@ CASES = {
     "cumprod_flat": (lambda jax, x: jax.numpy.cumprod(x), lambda: _matrix()[:, :40], _BOTH),
     "nancumprod": (lambda jax, x: jax.numpy.nancumprod(x, axis=1), _matrix, _BOTH),
     "logaddexp2": (lambda jax, x: jax.numpy.logaddexp2(x, x[::-1] * 0.7), _inputs, _EAGER),
+    "grad_logaddexp2": (  # (eagerly too its jit differentiated whole: the primal's multiply-add fused)
+        lambda jax, x: jax.grad(lambda a, b: jax.numpy.sum(jax.numpy.logaddexp2(a, b)), (0, 1))(
+            x, x[::-1] * 0.7
+        ),
+        _inputs,
+        _EAGER,
+    ),
     "i0": (lambda jax, x: jax.scipy.special.i0(x), _inputs, _BOTH),
     "bessel_i0e": (lambda jax, x: jax.lax.bessel_i0e(x), _inputs, _BOTH),
     "i0e": (lambda jax, x: jax.scipy.special.i0e(x), _inputs, _BOTH),
+    "bessel_i1e": (lambda jax, x: jax.lax.bessel_i1e(x), _inputs, _BOTH),
+    "i1e": (lambda jax, x: jax.scipy.special.i1e(x), _inputs, _BOTH),
+    "i1": (lambda jax, x: jax.scipy.special.i1(x), _inputs, _BOTH),
     "t_logpdf_df3": (lambda jax, x: jax.scipy.stats.t.logpdf(x, 3.0), _inputs, _JIT),
     "t_logpdf_df2_5": (lambda jax, x: jax.scipy.stats.t.logpdf(x, 2.5, 0.5, 2.0), _inputs, _JIT),
     "lgamma_folded": (lambda jax, x: jax.jit(lambda: jax.lax.lgamma(x))(), _lgamma_constants, _EAGER),
@@ -61,6 +81,48 @@ CASES = {
         _JIT,
     ),
     "beta_2_3": (lambda jax, x: jax.random.beta(jax.random.key(2), 2.0, 3.0, (300,)), lambda: None, _JIT),
+    "prod_axis1": (lambda jax, x: jax.numpy.prod(x, axis=1), _matrix, _BOTH),
+    "prod_lanes": (  # (sliced before the jit: a slice fused into XLA's loop keeps it scalar)
+        lambda jax, x: jax.numpy.prod(x, axis=(1, 2)),
+        lambda: _matrix()[:, :80].reshape(5, 16, 5).copy(),
+        _BOTH,
+    ),
+    "frexp": (lambda jax, x: jax.numpy.frexp(x), _inputs, _JIT),
+    "class_tests": (
+        lambda jax, x: jax.numpy.stack([(x == 0) | jax.numpy.isnan(x), jax.numpy.isinf(x) | (x == 0)]),
+        _inputs,
+        _JIT,
+    ),
+    "grad_arctan2": (  # (two operands, both gradients: each kernel reads them in its own order)
+        lambda jax, x: jax.grad(lambda a, b: jax.numpy.sum(jax.numpy.arctan2(a, b)), (0, 1))(*x),
+        lambda: tuple((np.random.default_rng(4).normal(size=(2, 500)) * 3).astype(np.float32)),
+        _BOTH,
+    ),
+    "cumlogsumexp": (lambda jax, x: jax.lax.cumlogsumexp(x.reshape(-1, 64), axis=1), _inputs, _BOTH),
+    # polygamma / zeta: CHLO's Euler-Maclaurin decomposition (lax/xla_zeta.py); digamma's gradient
+    # is polygamma(1.0, x), whose constant order XLA folds under jit. (x > -8: below, q + 10 < 2
+    # and the series' values are meaningless, ~1e25; 9 of 3584 there differ by an ulp, not modelled)
+    "grad_digamma": (
+        lambda jax, x: jax.grad(lambda v: jax.numpy.sum(jax.scipy.special.digamma(v)))(x),
+        lambda: _above(-8),
+        _BOTH,
+    ),
+    "polygamma_3": (lambda jax, x: jax.scipy.special.polygamma(3, x), lambda: _above(-8), _EAGER),
+    "polygamma_orders": (  # (an order per element: no broadcast, a true division)
+        lambda jax, x: jax.lax.polygamma(*x),
+        lambda: (np.arange(1600, dtype=np.float32) % 5, _above(-8)[:1600]),
+        _BOTH,
+    ),
+    "zeta": (
+        lambda jax, x: jax.scipy.special.zeta(*x),
+        lambda: (np.float32(1) + np.abs(_inputs()[:1600]) % 7, np.abs(_inputs()[::-1][:1600])),
+        _BOTH,
+    ),
+    "cumlogsumexp_rev": (
+        lambda jax, x: jax.lax.cumlogsumexp(x.reshape(-1, 64), axis=1, reverse=True),
+        _inputs,
+        _BOTH,
+    ),
 }
 RECORDED = [(name, mode) for name, (_, _, modes) in CASES.items() for mode in modes]
 
@@ -74,14 +136,19 @@ def unpack(s: str) -> np.ndarray:
 
 
 def run(jax, name: str, mode: str) -> np.ndarray:
-    """The case's output: eager (``mode == "eager"``) or jitted over its input."""
+    """The case's output: eager (``mode == "eager"``) or jitted over its input (or inputs)."""
     f, build, _ = CASES[name]
     x = build()
     if x is None:
         g = (lambda: f(jax, None)) if mode == "eager" else jax.jit(lambda: f(jax, None))
         return np.asarray(g(), np.float32)
-    g = (lambda v: f(jax, v)) if mode == "eager" else jax.jit(lambda v: f(jax, v))
-    return np.asarray(g(x), np.float32)
+    args = x if isinstance(x, tuple) else (x,)  # (a tuple: the function's operands)
+
+    def call(*v):
+        return f(jax, v if isinstance(x, tuple) else v[0])
+
+    g = call if mode == "eager" else jax.jit(call)
+    return np.asarray(g(*args), np.float32)
 
 
 def main() -> None:

@@ -2140,3 +2140,12 @@ SNIPPETS["eager_compiled"] = EAGER_COMPILED
 from snippets_pmap_compiled import PMAP_COMPILED  # noqa: E402
 
 SNIPPETS["pmap_compiled"] = PMAP_COMPILED
+from snippets_fuzz7 import FUZZ7  # noqa: E402
+
+SNIPPETS["fuzz7_values"] = FUZZ7
+from snippets_control_flow_errors import CONTROL_FLOW_ERRORS  # noqa: E402
+
+SNIPPETS["control_flow_errors"] = CONTROL_FLOW_ERRORS
+from snippets_argument_errors import ARGUMENT_ERRORS  # noqa: E402
+
+SNIPPETS["argument_errors"] = ARGUMENT_ERRORS

@@ -265,4 +265,11 @@ API_GAPS = [
         "a, b = flatten_one_level({'a': [1, 2], 'b': {'c': 3}})\nc, d = flatten_one_level((4, [5]))\n"
         "out = (list(a), list(b), list(c), str(d))",
     ),
+    # jacfwd's aux: the function's own value, not a tracer of the jvp it ran under
+    (
+        "jacfwd_has_aux",
+        "f = lambda v: (jnp.sin(v) * v[0], {'n': jnp.sum(v), 'c': 3})\n"
+        "out = (jax.jacfwd(f, has_aux=True)(jnp.arange(2.)), jax.jit(jax.jacfwd(f, has_aux=True))(jnp.arange(2.)), "
+        "jax.vmap(jax.jacfwd(f, has_aux=True))(jnp.ones((3, 2))))",
+    ),
 ]

@@ -276,6 +276,127 @@ _STEPS = {
     "transformer_two_steps_jit": "[l0, l1, *jax.tree.leaves(p2)]",
 }
 
+# A scan whose carry starts as a Python float: the body's weak-typed 0.95 * carry is made strong by
+# a convert_element_type, which XLA does not have (no weak types: JAX lowers it to nothing), so the
+# product fuses into the sum reading it (``flat_program._no_op_convert``). Generalized advantage
+# estimation, scanned in reverse.
+_WEAK_CARRY_DATA = (
+    "rng = np.random.default_rng(5)\n"
+    "r, v = rng.standard_normal(10).astype(np.float32), rng.standard_normal(11).astype(np.float32)\n"
+    "gae = lambda c, x: (lambda a: (a, a))(x[0] + 0.99 * x[2] - x[1] + 0.99 * 0.95 * c)\n"
+)
+_WEAK_CARRIES = {
+    "gae_reverse_scan": "lax.scan(gae, 0.0, (r, v[:-1], v[1:]), reverse=True)",
+    "weak_carry_scan_jit": "jax.jit(lambda r, v: lax.scan(gae, 0.0, (r, v[:-1], v[1:])))(r, v)",
+    "weak_carry_fori_loop": "lax.fori_loop(0, 10, lambda i, c: r[i] - v[i] + 0.9405 * c, 0.0)",
+}
+
+# An eager exp or log of a vector of 3, 5, 6 or 7 elements (or 8 more): XLA's kernel computes
+# those last elements with the C library's expf/logf, not its own polynomial (``libm_f32.TAILS``):
+# a gamma log-density of 5 points, a softmax's exponentials written out, a few log-likelihoods.
+_SHORT_DATA = (
+    "rng = np.random.default_rng(6)\n"
+    "u = np.exp(rng.uniform(-4, 4, 64)).astype(np.float32)\n"
+    "w = rng.uniform(-9, 9, 64).astype(np.float32)\n"
+)
+_SHORT_VECTORS = {
+    "gamma_logpdf_five_points": "jax.scipy.stats.gamma.logpdf(jnp.linspace(0.1, 3, 5), 2.0, scale=0.5)",
+    "exp_of_three": "jnp.exp(jnp.array([1.0, 2.0, 3.0]))",
+    "short_logs": "[jnp.log(u[k:k + n]) for n in (3, 5, 6, 7, 11, 13, 14, 15) for k in range(0, 48, 8)]",
+    "short_exps": "[jnp.exp(w[k:k + n]) for n in (3, 5, 6, 7, 11, 13, 14, 15) for k in range(0, 48, 8)]",
+    "vmapped_log_of_three": "jax.vmap(jnp.log)(jnp.linspace(0.1, 3, 3))",
+    "exp_in_eager_fori_loop": "lax.fori_loop(0, 3, lambda i, c: jnp.exp(c) * 0.1, w[:3] * 0.1)",
+    "polynomial_logs_kept": "[jnp.log(u[:n]) for n in (1, 2, 4, 9, 10, 12, 16, 19)] + [jnp.log(u[:6].reshape(2, 3))]",
+}
+
+# A window sum adds the window's elements one by one in row-major order (XLA's loop), where numpy's
+# reduction of 9 or more is pairwise (``windowed._impl``): a CNN's 3x3 average pooling.
+_POOL_DATA = (
+    "rng = np.random.default_rng(7)\n"
+    "x = rng.standard_normal((2, 1, 12, 12)).astype(np.float32)\n"
+    "pool = lambda x, s: lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, s, s), 'VALID') / 9.0\n"
+)
+_POOLS = {
+    "avg_pool_3x3": "pool(x, 1)",
+    "avg_pool_3x3_strided": "pool(x, 2)",
+    "avg_pool_3x3_grad_jit": "jax.jit(jax.grad(lambda x: jnp.sum(pool(x, 1) ** 2)))(x)",
+    "window_sum_4x4": "lax.reduce_window(x, 0.0, lax.add, (1, 1, 4, 4), (1, 1, 4, 4), 'VALID')",
+}
+
+# A dot of a vector with itself is XLA's sum of its squares (a dot of two vectors is strength-reduced
+# to a product and a sum; a square's products are added unfused): conjugate gradients' r . r in its
+# while loop, and the gradient of a custom_linear_solve that runs it (``simplifier_dots._square_summed``).
+_SQUARES_DATA = (
+    "rng = np.random.default_rng(8)\n"
+    "rs = rng.standard_normal((12, 3)).astype(np.float32)\n"
+    "A = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]], np.float32)\n"
+    "cg = lambda mv, b: jax.scipy.sparse.linalg.cg(mv, b, tol=1e-8)[0]\n"
+)
+_SQUARES = {
+    "vector_dot_itself_jit": "jnp.stack([jax.jit(lambda r: r @ r)(r) for r in rs])",
+    "vector_dot_itself_fori_loop": "lax.fori_loop(0, 12, lambda i, c: c + rs[i] @ rs[i] * 0 + jnp.vdot(c, c), rs[0] * 0.3)",
+    "cg_solve_grad": (
+        "jax.grad(lambda b: jnp.sum(lax.custom_linear_solve(lambda x: A @ x, b, cg, symmetric=True) ** 2))"
+        "(jnp.array([1.0, 2.0, 3.0]))"
+    ),
+}
+
+# Per-example gradients with label smoothing: an eager dot whose contracted dimensions have size 1
+# (or none: vmap(grad) of ``x @ w`` is a batched outer product) is XLA's product, which keeps
+# x * -0's sign where a sum from +0 does not (``dot_general._contracted``; signs compared, which
+# values are not); and a cotangent times a
+# broadcast -1 is a negation to LLVM, not a product to fuse (``multiply_add._unit_sign``).
+_SMOOTH_DATA = (
+    "rng = np.random.default_rng(9)\n"
+    "z = (2 * rng.standard_normal((16, 10))).astype(np.float32)\n"
+    "t = (np.eye(10, dtype=np.float32)[rng.integers(0, 10, 16)] * 0.9 + 0.01).astype(np.float32)\n"
+    "x = rng.standard_normal((16, 8)).astype(np.float32)\n"
+    "d = np.where(rng.uniform(size=(16, 32)) < 0.5, 0.0, rng.standard_normal((16, 32))).astype(np.float32)\n"
+    "sx = lambda z, t: -jnp.sum(t * jax.nn.log_softmax(z))\n"
+)
+_SMOOTHED = {
+    "outer_product_zero_signs": "np.signbit(lax.dot_general(x[0], d[0], (([], []), ([], []))))",
+    "contracted_size_one_zero_signs": (
+        "[np.signbit(x[:, :1].T @ d[:1]), np.signbit(lax.dot_general(x[:, None], d[:, None], (([1], [1]), ([0], [0]))))]"
+    ),
+    "per_example_outer_grads": (
+        "np.signbit(jax.vmap(jax.grad(lambda w, x, d: jnp.sum(jax.nn.relu(x @ w) * d[:5])), (None, 0, 0))(d[:8, :5], x, d))"
+    ),
+    "smoothed_xent_grad_jit": "jax.jit(jax.grad(sx))(z[0], t[0])",
+    "smoothed_xent_rows_grad_jit": "jax.jit(jax.grad(sx))(z, t)",
+    "smoothed_xent_per_example_jit": "jax.jit(jax.vmap(jax.value_and_grad(sx)))(z, t)",
+}
+
+# A mixture density network's scaled residuals: XLA rewrites A / exp(B) as A * exp(-B) for any A
+# (``algebraic_simplifier._div``; a subnormal product flushes to zero as in XLA).
+_MDN_DATA = (
+    "rng = np.random.default_rng(10)\n"
+    "mu, y = rng.standard_normal((64, 3)).astype(np.float32), rng.standard_normal((64, 1)).astype(np.float32)\n"
+    "ls = (0.3 * rng.standard_normal((64, 3))).astype(np.float32)\n"
+    "lp = lambda y, mu, ls: -0.5 * ((y - mu) / jnp.exp(ls)) ** 2 - ls - 0.5 * jnp.log(2 * jnp.pi)\n"
+)
+_MDNS = {
+    "mdn_log_density_jit": "jax.jit(lp)(y, mu, ls)",
+    "mdn_nll_jit": "jax.jit(lambda y, mu, ls: -jnp.mean(jax.scipy.special.logsumexp(lp(y, mu, ls), -1)))(y, mu, ls)",
+    "mdn_nll_grad_jit": "jax.jit(jax.grad(lambda mu, ls: jnp.sum(lp(y, mu, ls)), (0, 1)))(mu, ls)",
+    "divided_by_exp_flushed_jit": "jax.jit(lambda x, y: (y / jnp.exp(x)) * jnp.exp(x))(jnp.float32(100.0), jnp.float32(2.0))",
+}
+
+# Bayesian linear regression's X.T @ y and X.T @ X of closed-over data under jit: XLA folds them
+# while compiling, its evaluator adding a matrix-vector dot's products one by one in float32 (a dot
+# of two vectors is strength-reduced to a reduce): ``constant_folding._evaluated_dot``.
+_FOLDED_DATA = (
+    "rng = np.random.default_rng(11)\n"
+    "X = jnp.asarray(rng.standard_normal((30, 3)).astype(np.float32))\n"
+    "y = jnp.asarray(rng.standard_normal(30).astype(np.float32))\n"
+)
+_FOLDED = {
+    "folded_matrix_vector_jit": "jax.jit(lambda b: b * (X.T @ y))(2.0)",
+    "folded_gram_matrix_jit": "jax.jit(lambda a, b: a * jnp.eye(3) + b * X.T @ X)(1.0, 11.1)",
+    "folded_solve_rhs_jit": "jax.jit(lambda b, A: b * jnp.linalg.solve(A, X.T @ y))(11.1, jnp.eye(3) + 11.1 * X.T @ X)",
+    "folded_vector_dot_jit": "jax.jit(lambda: y @ y)()",
+}
+
 REAL_PROGRAMS = [
     *[(name, _DATA + f"out = {expr}", 0.0) for name, expr in _EAGER_GRADS.items()],
     *[(name, _DOT_DATA + f"out = {expr}", 0.0) for name, expr in _DOT_LAYOUTS.items()],
@@ -291,4 +412,11 @@ REAL_PROGRAMS = [
     *[(name, _DEGENERATE_DATA + f"out = {expr}", 0.0) for name, expr in _DEGENERATE_DOTS.items()],
     *[(name, _LN_DATA + f"out = {expr}", 0.0) for name, expr in _LAYER_NORMS.items()],
     *[(name, _TF_DATA + f"out = {expr}", 0.0) for name, expr in _STEPS.items()],
+    *[(name, _WEAK_CARRY_DATA + f"out = {expr}", 0.0) for name, expr in _WEAK_CARRIES.items()],
+    *[(name, _SHORT_DATA + f"out = {expr}", 0.0) for name, expr in _SHORT_VECTORS.items()],
+    *[(name, _POOL_DATA + f"out = {expr}", 0.0) for name, expr in _POOLS.items()],
+    *[(name, _SQUARES_DATA + f"out = {expr}", 0.0) for name, expr in _SQUARES.items()],
+    *[(name, _SMOOTH_DATA + f"out = {expr}", 0.0) for name, expr in _SMOOTHED.items()],
+    *[(name, _MDN_DATA + f"out = {expr}", 0.0) for name, expr in _MDNS.items()],
+    *[(name, _FOLDED_DATA + f"out = {expr}", 0.0) for name, expr in _FOLDED.items()],
 ]

@@ -90,4 +90,27 @@ TRANSFORM_STACKS = [
             ("vmap_grad_grad_jvp", "jax.vmap(jax.grad(lambda x: jax.grad(J(f0))(x)))(y)"),
         )
     ],
+    # (fuzz seed 310: XLA's arctangent of an array is its own rational function below 50 elements)
+    (
+        "vmap_softmax_arctan",
+        "x = jnp.array([-0.509, 1.351, 0.35, -0.4, -1.599, 1.79, 1.731, 1.042, 1.293, 0.51, 1.745, -0.806],"
+        " jnp.float32).reshape((2, 2, 3))\n"
+        "out = jax.vmap(lambda x: jax.nn.softmax(jnp.arctan(x), axis=-1))(x)",
+        0.0,
+    ),
+    (
+        "arctan_shapes",
+        "r = np.random.RandomState(0)\nb = r.uniform(-3, 3, 200).astype(np.float32)\n"
+        "shapes = [(), (1,), (3,), (49,), (64,), (2, 3), (7, 7), (2, 2, 3), (3, 17), (4, 13)]\n"
+        "xs = [jnp.asarray(b[: int(np.prod(s))].reshape(s)) for s in shapes]\n"
+        "out = [(jnp.arctan(x), jax.jit(jnp.arctan)(x)) for x in xs]",
+        0.0,
+    ),
+    (
+        "arctan_specials",
+        "x = jnp.array([0.0, -0.0, 1e-4, -1e-4, 1e-3, 1.0, -1.0, 1e30, -1e30, np.inf, -np.inf, np.nan, 1e-40],"
+        " jnp.float32)\n"
+        "out = [jnp.arctan(x), jax.jit(lambda x: jnp.arctan(x) * 2.0 + x)(x), [jnp.arctan(v) for v in x[:4]]]",
+        0.0,
+    ),
 ]

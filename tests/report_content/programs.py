@@ -96,26 +96,31 @@ def _strip(x):
     return x
 
 
-def _digest(x) -> str:
+def digest(x) -> str:
     return hashlib.sha256(json.dumps(x, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def contents(report) -> dict[str, object]:
+    """Section name -> its content (what ``sections`` digests), for one report."""
+    data = _strip(json.loads(report.model_dump_json()))
+    calls = data.pop("calls")
+    out: dict[str, object] = {"report": data}
+    for c in calls:
+        for s in c.pop("stages"):
+            for key in ("text", "graph", "cost", "stablehlo"):
+                out[f"call {c['id']} stage {s['name']} {key}"] = s.pop(key)
+            out[f"call {c['id']} stage {s['name']}"] = s
+        out[f"call {c['id']} debug"] = c.pop("debug")
+        jit = c.pop("jit") or {}
+        out[f"call {c['id']} jit source"] = jit.pop("source", None)
+        out[f"call {c['id']} jit"] = jit
+        out[f"call {c['id']}"] = c
+    return out
 
 
 def sections(report) -> dict[str, str]:
     """Section name -> digest of its content, for one report."""
-    data = _strip(json.loads(report.model_dump_json()))
-    calls = data.pop("calls")
-    out = {"report": _digest(data)}
-    for c in calls:
-        for s in c.pop("stages"):
-            for key in ("text", "graph", "cost", "stablehlo"):
-                out[f"call {c['id']} stage {s['name']} {key}"] = _digest(s.pop(key))
-            out[f"call {c['id']} stage {s['name']}"] = _digest(s)
-        out[f"call {c['id']} debug"] = _digest(c.pop("debug"))
-        jit = c.pop("jit") or {}
-        out[f"call {c['id']} jit source"] = _digest(jit.pop("source", None))
-        out[f"call {c['id']} jit"] = _digest(jit)
-        out[f"call {c['id']}"] = _digest(c)
-    return out
+    return {name: digest(x) for name, x in contents(report).items()}
 
 
 def build(request: dict):

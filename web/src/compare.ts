@@ -134,7 +134,7 @@ function metrics(r: RunReport) {
     cost: final?.cost ? `≈ ${formatCount(final.cost.flops, "FLOP")} · ${formatCount(final.cost.bytes, "B")}` : "—",
     kernels: call?.jit ? `${(src.match(/^@nb\.njit/gm) ?? []).length} fused${(src.match(/_matmul\(/g) ?? []).length ? ` + ${(src.match(/_matmul\(/g) ?? []).length} matmul` : ""}` : "not jitted",
     execute: fmtMs(sum("execute")),
-    compile: fmtMs(sum("trace", "transform", "lower", "compile")),
+    compile: fmtMs(sum("trace", "transform", "lower", "compile", "load")),
     total: fmtMs(r.duration_ms),
   };
 }
@@ -167,6 +167,7 @@ export async function startCompare(root: HTMLElement) {
     results);
 
   const go = async () => {
+    if (runBtn.getAttribute("aria-disabled") === "true") return; // (both still running)
     syncCode();
     let sa: Session, sb: Session;
     try { sa = sessionOf(a); sb = sessionOf(b); } catch (e) {
@@ -177,7 +178,8 @@ export async function startCompare(root: HTMLElement) {
     linkBox.value = url ?? "(too long for a link)";
     if (url) history.replaceState(null, "", url.slice(location.origin.length));
     replace(results, h("p", { class: "muted" }, "Running both…"));
-    runBtn.disabled = true;
+    // aria-disabled, not disabled, as the playground's Run: a disabled button drops the focus.
+    runBtn.setAttribute("aria-disabled", "true");
     try {
       const ctl = new AbortController();
       const [ra, rb] = await Promise.all([run(toRequest(sa), ctl.signal), run(toRequest(sb), ctl.signal)]);
@@ -185,7 +187,7 @@ export async function startCompare(root: HTMLElement) {
     } catch (e) {
       replace(results, h("p", { class: "error-text", testid: "cmp-error" }, (e as Error).message));
     } finally {
-      runBtn.disabled = false;
+      runBtn.setAttribute("aria-disabled", "false");
       root.dataset.runs = String(Number(root.dataset.runs ?? 0) + 1);
     }
   };

@@ -1,13 +1,15 @@
 // `/embed/<id>`: a stored snippet, read-only, for an iframe in docs: its code, its result and one
-// panel (`?panel=output|ir|timings`, else the snippet's own), and an "Open in playground" link
+// panel (`?panel=output|ir|timings`, else the snippet's own; the call, and the IR panel's stage
+// and view, in the fragment, as a share link's), and an "Open in playground" link
 // that carries the code in the URL fragment (nothing is stored for it).
 
 import { loadSnippet, run } from "./api";
 import { h, replace } from "./dom";
 import { IRPanel } from "./panels/ir";
+import { openCallIndex } from "./report";
 import { renderOutput } from "./panels/output";
 import { renderTimings } from "./panels/timings";
-import { type PanelName, type Session, encodeFragment, fromAny, toRequest } from "./session";
+import { type PanelName, type Session, encodeFragment, fromAny, parseViewFragment, toRequest } from "./session";
 import "./embed.css";
 
 const EMBED_PANELS: PanelName[] = ["output", "ir", "timings"];
@@ -32,7 +34,10 @@ export async function startEmbed(id: string, root: HTMLElement) {
     replace(body, h("p", { class: "error-text", testid: "embed-error" }, `Could not load snippet ${id}: ${(e as Error).message}`));
     return;
   }
-  const session = s;
+  // The call, stage, form and look the embed was shared with (the link's view fragment); the
+  // "Open in playground" link carries them too.
+  const view = parseViewFragment(location.hash);
+  const session: Session = { ...s, stage: view.stage, ir: view.ir, irView: view.irView, heat: view.heat, diff: view.diff, call: view.call };
   const want = new URLSearchParams(location.search).get("panel") as PanelName | null;
   const panel: PanelName = want && EMBED_PANELS.includes(want) ? want : EMBED_PANELS.includes(session.panel) ? session.panel : "output";
   const lines = session.code.replace(/\n$/, "").split("\n");
@@ -52,12 +57,17 @@ export async function startEmbed(id: string, root: HTMLElement) {
     status.textContent = report.ok ? `ok · ${report.label ?? ""}` : "failed";
     status.dataset.ok = String(report.ok);
     const noop = () => undefined;
+    // The call the playground showed, picked as the playground picks it.
+    const call = report.calls[openCallIndex(report, view.call)] ?? null;
     if (panel === "ir") {
       const ir = new IRPanel({ onSourceLines: noop });
+      ir.preferStage(view.stage);
+      ir.setForm(view.ir ?? "jaxpr");
+      ir.setLook(view);
       result.appendChild(ir.el);
-      ir.show(report.calls.find((c) => c.stages.length) ?? report.calls[0] ?? null);
+      ir.show(call);
     } else if (panel === "timings") {
-      result.appendChild(renderTimings(report, null));
+      result.appendChild(renderTimings(report, report.calls.length > 1 ? call?.id ?? null : null));
     } else {
       result.appendChild(renderOutput(report, { gotoLine: noop }));
     }

@@ -28,17 +28,36 @@ export function fmtNum(v: NumberLike | undefined, digits = 4): string {
   return String(Number(x.toPrecision(digits + 1)));
 }
 
+/** Between a number and its unit: a no-break space, so a narrow box never puts "ms" on a line of
+ *  its own (a device card's "exchange 0.54 ms" did). */
+export const UNIT_SEP = "\u00a0";
+
 export function fmtMs(ms: number): string {
-  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
-  if (ms >= 10) return `${ms.toFixed(1)} ms`;
-  if (ms >= 0.1) return `${ms.toFixed(2)} ms`;
-  return `${(ms * 1000).toFixed(0)} µs`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)}${UNIT_SEP}s`;
+  if (ms >= 10) return `${ms.toFixed(1)}${UNIT_SEP}ms`;
+  if (ms >= 0.1) return `${ms.toFixed(2)}${UNIT_SEP}ms`;
+  return `${(ms * 1000).toFixed(0)}${UNIT_SEP}µs`;
+}
+
+/** Labels for an axis of times in ms at nice steps (niceTicks'): one unit for the whole axis (µs
+ *  under 1 ms, s from 1 s), as many decimals as the step needs and no trailing zeros, so the axis
+ *  reads "0, 200 ms, 400 ms" or "0, 0.5 s, 1 s, 1.5 s", never "200.0 ms" beside "1.00 s". */
+export function fmtTimeTicks(ticks: number[]): string[] {
+  const top = Math.max(0, ...ticks.map(Math.abs));
+  const [scale, unit] = top >= 1000 ? [1e-3, "s"] : top < 1 ? [1e3, "µs"] : [1, "ms"];
+  const step = ticks.length > 1 ? Math.abs(ticks[1] - ticks[0]) * scale : top * scale || 1;
+  const decimals = Math.min(6, Math.max(0, -Math.floor(Math.log10(step) + 1e-9)));
+  return ticks.map((t) => {
+    if (t === 0) return "0";
+    const text = (t * scale).toFixed(decimals).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+    return `${text}${UNIT_SEP}${unit}`;
+  });
 }
 
 export function fmtBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n < 1024) return `${n}${UNIT_SEP}B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)}${UNIT_SEP}KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)}${UNIT_SEP}MiB`;
 }
 
 /** Flatten nested lists of numbers (or NaN strings) to numbers. */

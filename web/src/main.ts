@@ -16,7 +16,7 @@ import { warmLayout } from "./panels/layout";
 import { renderOutput, requestError } from "./panels/output";
 import { renderRecompiles } from "./panels/recompiles";
 import { renderTimings } from "./panels/timings";
-import type { RunReport, StageCost, TransformedCall } from "./report";
+import { openCallIndex, type RunReport, type StageCost, type TransformedCall } from "./report";
 import {
   decodeFragment, defaultSession, encodeFragment, fromAny, PANELS, type PanelName, parseFunctions, parseViewFragment,
   type Session, setTransforms, toRequest, viewFragment,
@@ -87,7 +87,7 @@ class App {
     this.gallery = new Gallery((s, ex) => {
       this.load(s);
       this.example = { request: JSON.stringify(toRequest(s)), ex };
-      void this.run();
+      void this.runInstead();
     });
     this.layout();
   }
@@ -109,8 +109,12 @@ class App {
       h("div", { class: "run-group" }, this.runBtn, this.cancelBtn, this.progress),
       h("span", { class: "spacer" }),
       h("div", { class: "share-wrap" }, shareBtn, this.sharePop),
-      h("button", { type: "button", class: "icon theme-toggle", testid: "theme-toggle", title: "Toggle light/dark theme", "aria-label": "Toggle light and dark theme", onclick: () => toggleTheme() },
-        h("span", { class: "sun" }, "☀"), h("span", { class: "moon" }, "☾")));
+      // A switch that says which theme is on (its label alone read the same in both).
+      h("button", {
+        type: "button", class: "icon theme-toggle", testid: "theme-toggle", title: "Toggle light/dark theme", "aria-label": "Dark theme",
+        "aria-pressed": String(document.documentElement.dataset.theme === "dark"),
+        onclick: (e: Event) => (e.currentTarget as HTMLElement).setAttribute("aria-pressed", String(toggleTheme() === "dark")),
+      }, h("span", { class: "sun" }, "☀"), h("span", { class: "moon" }, "☾")));
 
     const editorWrap = h("div", { class: "editor", testid: "editor" });
     this.editor = new Editor(editorWrap, this.session.code, () => void this.run());
@@ -127,7 +131,7 @@ class App {
       h("button", { type: "button", class: "link", testid: "stale-run", onclick: () => void this.run() }, "Run again"));
 
     const left = h("section", { class: "left", "aria-label": "Code" }, editorWrap, this.stack.el);
-    const splitter = h("div", { class: "splitter", role: "separator", "aria-orientation": "vertical", "aria-label": "Resize", tabindex: 0 });
+    const splitter = h("div", { class: "splitter", role: "separator", "aria-orientation": "vertical", "aria-label": "Width of the code column", tabindex: 0 });
     const right = h("section", { class: "right", "aria-label": "Results" }, this.tabs, this.staleNote, this.callPicker, this.panelBody);
     const main = h("main", { class: "workspace" }, left, splitter, right);
     this.installSplitter(splitter, main);
@@ -146,7 +150,18 @@ class App {
   }
 
   private installSplitter(splitter: HTMLElement, main: HTMLElement) {
-    const set = (frac: number) => main.style.setProperty("--left", `${Math.min(70, Math.max(25, frac * 100)).toFixed(1)}%`);
+    // A focusable separator says where it is (WAI-ARIA's window splitter): the code column's share.
+    const state = (pct: number) => {
+      const now = Math.round(pct);
+      Object.entries({ "aria-valuemin": 25, "aria-valuemax": 70, "aria-valuenow": now, "aria-valuetext": `code ${now}%, results ${100 - now}%` })
+        .forEach(([k, v]) => splitter.setAttribute(k, String(v)));
+    };
+    const set = (frac: number) => {
+      const pct = Math.min(70, Math.max(25, frac * 100));
+      main.style.setProperty("--left", `${pct.toFixed(1)}%`);
+      state(pct);
+    };
+    state(46); // (styles.css's --left)
     splitter.addEventListener("pointerdown", (e) => {
       splitter.setPointerCapture(e.pointerId);
       const move = (ev: PointerEvent) => { const r = main.getBoundingClientRect(); set((ev.clientX - r.left) / r.width); };
@@ -204,8 +219,27 @@ class App {
 
   /** Run the session. `keepPanel`: a shared link opens the panel it names even when that panel has
    *  nothing to show (its empty state says why); other runs fall back to Output then. */
+  /** The run going on (or the last one), for a run that replaces it to wait for. */
+  private pending: Promise<void> = Promise.resolve();
+
   async run({ keepPanel = false } = {}) {
     if (this.controller) return;
+    this.pending = this.runNow(keepPanel);
+    return this.pending;
+  }
+
+  /** Cancel the run going on, if any, and run the session as it is now: an example picked while
+   *  a run went on was loaded but not run, and the old run's results showed under its code. */
+  private async runInstead() {
+    if (this.controller) {
+      this.cancel();
+      await this.pending;
+    }
+    await this.run();
+  }
+
+  private async runNow(keepPanel: boolean) {
+    const focused = document.activeElement;
     const controller = new AbortController();
     this.controller = controller;
     this.setRunning(true);
@@ -218,7 +252,7 @@ class App {
       this.report = report;
       this.showCosts(null); // the IR panel shows its stage's costs again
       this.failure = null;
-      this.callIndex = this.defaultCall(report);
+      this.callIndex = openCallIndex(report, this.session.call ?? null);
       const err = report.error;
       if (err?.line) this.editor.setError({ line: err.line, column: err.column, end_line: err.end_line, end_column: err.end_column, message: `${err.type}: ${err.message}` });
       // A failed run shows its error; a link's panel stays open even when it has nothing to show.
@@ -235,6 +269,7 @@ class App {
     this.markStale();
     this.renderTabs();
     this.renderPanel();
+    this.keepFocus(focused);
     // In the one-column layout the results sit below the editor and the stack: bring them up.
     if (matchMedia("(max-width: 980px)").matches) {
       const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -242,6 +277,15 @@ class App {
     }
     // Completed runs, counted for automation: a test waits for this to grow.
     this.root.dataset.runs = String(Number(this.root.dataset.runs ?? 0) + 1);
+  }
+
+  /** The panel is drawn anew after a run and the stale note hides: a focus that was in what went
+   *  away (a graph node, "Run again") goes to the new results, not to the page's body. */
+  private keepFocus(before: Element | null) {
+    const now = document.activeElement;
+    // (a hidden element keeps the focus until the browser's next rendering update moves it to the body)
+    const lost = !now || now === document.body || !now.isConnected || !now.checkVisibility();
+    if (before && before !== document.body && lost) this.panelBody.focus({ preventScroll: true });
   }
 
   /** Results shown for a request that is no longer the session's say so (line links may point
@@ -279,8 +323,13 @@ class App {
   }
 
   private setRunning(on: boolean) {
-    this.runBtn.disabled = on;
+    // aria-disabled, not disabled: a disabled button drops the focus to the page's body, so a
+    // keyboard user who ran with Enter started again from the top of the page (run() ignores
+    // presses while a run is going). Cancel hides itself: its focus goes back to Run.
+    this.runBtn.setAttribute("aria-disabled", String(on));
+    const cancelling = document.activeElement === this.cancelBtn;
     this.cancelBtn.hidden = !on;
+    if (!on && cancelling) this.runBtn.focus();
     this.progress.hidden = !on;
     this.root.classList.toggle("running", on);
     if (on && !this.report) this.renderPanel();
@@ -293,15 +342,6 @@ class App {
         text.textContent = `Running… ${((performance.now() - this.runStarted) / 1000).toFixed(1)} s`;
       }, 100);
     }
-  }
-
-  private defaultCall(r: RunReport): number {
-    if (r.mode === "stack") {
-      // The script's own top-level calls run first; the stack's call is the last with its label.
-      for (let i = r.calls.length - 1; i >= 0; i--) if (r.calls[i].label === r.label) return i;
-      return Math.max(0, r.calls.length - 1);
-    }
-    return 0;
   }
 
   private get call(): TransformedCall | null {
@@ -370,6 +410,8 @@ class App {
 
   private renderTabs() {
     const r = this.report;
+    // The tabs are drawn anew: a focused tab hands the focus on to the new active one.
+    const focused = this.tabs.contains(document.activeElement);
     replace(this.tabs, PANELS.map((p) => {
       const active = p === this.session.panel;
       let count = r ? this.panels[p].count(r) : null;
@@ -383,13 +425,13 @@ class App {
           if (!d) return;
           e.preventDefault();
           const next = PANELS[(PANELS.indexOf(this.session.panel) + d + PANELS.length) % PANELS.length];
-          this.showPanel(next);
-          (this.tabs.querySelector(`[data-testid="tab-${next}"]`) as HTMLElement | null)?.focus();
+          this.showPanel(next); // (which hands the focus on to its tab)
         },
       }, this.panels[p].label, count ? h("span", { class: `count${count === "!" ? " alert" : ""}`, "aria-hidden": count === "!" ? "true" : null }, count) : null,
       // (the "!" is a picture of the failure: a screen reader hears it in words)
       count === "!" ? h("span", { class: "sr-only" }, " (the run failed)") : null);
     }));
+    if (focused) (this.tabs.querySelector(`[data-testid="tab-${this.session.panel}"]`) as HTMLElement | null)?.focus();
   }
 
   showPanel(p: PanelName) {
@@ -410,11 +452,21 @@ class App {
     const shown = this.callFor(panel);
     const sel = h("select", {
       id: "call-select", testid: "call-select", "aria-label": "Transformed call",
-      onchange: (e: Event) => { this.callIndex = Number((e.target as HTMLSelectElement).value); this.renderPanel(); },
+      onchange: (e: Event) => {
+        this.callIndex = Number((e.target as HTMLSelectElement).value);
+        // The call picked travels with the session (a share link's fragment), as the stage does.
+        this.session.call = calls[this.callIndex]?.id ?? null;
+        this.sessionChanged();
+        this.renderPanel();
+      },
     }, calls.map((c, i) => h("option", { value: String(i) }, `#${c.id} ${c.label}${c.source ? ` — line ${c.source.line}` : ""}`)));
     sel.value = String(shown ? calls.indexOf(shown) : this.callIndex);
+    // It is drawn anew with the panel: a focused picker hands the focus on, so the arrow keys go on
+    // from call to call.
+    const focused = this.callPicker.contains(document.activeElement);
     replace(this.callPicker, h("label", { for: "call-select", class: "label" }, "Call"), sel,
       h("span", { class: "muted" }, `${calls.length} transformed calls in this run`));
+    if (focused) sel.focus();
   }
 
   private renderPanel() {
@@ -475,7 +527,8 @@ class App {
   private expectedCheck(r: RunReport): Check | null {
     const ex = this.example;
     if (!ex || !ex.ex.expected?.length || r.mode !== "stack") return null;
-    if (JSON.stringify(toRequest(this.session)) !== ex.request) return null;
+    // Both the report and the session must be the example's (not a run the example replaced).
+    if (JSON.stringify(toRequest(this.session)) !== ex.request || this.ranRequest !== ex.request) return null;
     return checkExpected(r.result, ex.ex.expected);
   }
 
@@ -502,7 +555,10 @@ class App {
       history.replaceState(null, "", `/s/${id}${location.search}#${viewFragment(this.session)}`);
       let copied = false;
       try { await navigator.clipboard.writeText(url); copied = true; } catch { /* clipboard may be unavailable */ }
-      const embed = `<iframe src="${location.origin}/embed/${id}?panel=${["output", "ir", "timings"].includes(this.session.panel) ? this.session.panel : "output"}" width="100%" height="420" style="border:0"></iframe>`;
+      // The embed opens the panel shared, on the call shown, and the IR panel at its stage and
+      // view, as the link does.
+      const panel = ["output", "ir", "timings"].includes(this.session.panel) ? this.session.panel : "output";
+      const embed = `<iframe src="${location.origin}/embed/${id}?panel=${panel}#${viewFragment(this.session)}" width="100%" height="420" style="border:0"></iframe>`;
       // A read-only text and its Copy button, one row that takes the popup's width.
       const copyRow = (text: string, testid: string, label: string) => {
         const field = h("input", { type: "text", readonly: true, value: text, testid, "aria-label": label, onfocus: (e: Event) => (e.target as HTMLInputElement).select() });
@@ -550,7 +606,7 @@ class App {
         if (view.panel) s.panel = view.panel;
         s.stage = view.stage;
         s.ir = view.ir;
-        Object.assign(s, { irView: view.irView, heat: view.heat, diff: view.diff });
+        Object.assign(s, { irView: view.irView, heat: view.heat, diff: view.diff, call: view.call });
         this.load(s);
         this.snippetPath = location.pathname;
         this.snippetSnapshot = JSON.stringify(toRequest(s));

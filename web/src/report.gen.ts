@@ -191,6 +191,7 @@ export interface components {
             /** @enum {string} */
             backend: "numba" | "interpreter";
             /**
+             * @description 'hit': traced before (in-memory cache); 'disk': traced, its kernels loaded from the kernel cache and none compiled (its timings have a ``load`` event from disk and no ``compile``); 'miss': traced otherwise (something compiled, or nothing was loaded from disk).
              * @default miss
              * @enum {string}
              */
@@ -403,8 +404,11 @@ export interface components {
             cache: ("hit" | "miss" | "disk") | null;
             /** @default null */
             call: number | null;
-            /** @enum {string} */
-            category: "trace" | "transform" | "lower" | "compile" | "execute" | "transfer" | "collective" | "run";
+            /**
+             * @description ``load``: jit's compile step when nothing was compiled, its kernels loaded from the kernel cache on disk (``cache`` 'disk': importing the generated module, numba reading and linking each kernel's cached machine code) or already in memory (``cache`` 'hit').
+             * @enum {string}
+             */
+            category: "trace" | "transform" | "lower" | "compile" | "load" | "execute" | "transfer" | "collective" | "run";
             /** @default null */
             device: number | null;
             duration_ms: number;

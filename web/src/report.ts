@@ -105,3 +105,16 @@ export function userLine(src: SourceInfo | null | undefined): number | null {
   if (!src || !src.line) return null;
   return !src.file || src.file === USER_FILE ? src.line : null;
 }
+
+/** The call a report opens on, in the playground and in an embed alike: the one a session picked
+ *  (by id) when the run has it, else for a stack run the stack's own call (the script's top-level
+ *  calls run first, so it is the last with the run's label), else the script's first. */
+export function openCallIndex(r: RunReport, picked: number | null = null): number {
+  const chosen = picked === null ? -1 : r.calls.findIndex((c) => c.id === picked);
+  if (chosen >= 0) return chosen;
+  if (r.mode === "stack") {
+    for (let i = r.calls.length - 1; i >= 0; i--) if (r.calls[i].label === r.label) return i;
+    return Math.max(0, r.calls.length - 1);
+  }
+  return 0;
+}

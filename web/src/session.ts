@@ -21,6 +21,8 @@ export interface Session {
   irView?: "graph" | "text" | null;
   heat?: "flops" | "bytes" | null;
   diff?: string | null;
+  /** The transformed call picked in the call picker (its id), when not the one a run opens. */
+  call?: number | null;
 }
 
 /** The IR panel's look, from any of a session's spellings (fragment keys included); defaults are null. */
@@ -216,6 +218,7 @@ function compact(s: Session) {
   return {
     c: s.code, f: s.function, t: s.stack, a: s.args, p: s.panel, ...(s.stage ? { g: s.stage } : {}), ...(s.ir ? { i: s.ir } : {}),
     ...(s.irView ? { v: s.irView } : {}), ...(s.heat ? { h: s.heat } : {}), ...(s.diff ? { d: s.diff } : {}),
+    ...(s.call != null ? { k: s.call } : {}),
   };
 }
 
@@ -239,8 +242,15 @@ export function fromAny(o: any): Session | null {
     panel: PANELS.includes(panel) ? panel : "output",
     stage: typeof (o.stage ?? o.g) === "string" ? (o.stage ?? o.g) : null,
     ir: (o.ir ?? o.i) === "stablehlo" ? "stablehlo" : null,
+    call: callId(o.call ?? o.k),
     ...irLook(o),
   };
+}
+
+/** A call id from a session or a fragment (a number or its digits), or null. */
+function callId(v: unknown): number | null {
+  const n = typeof v === "string" && /^\d{1,6}$/.test(v) ? Number(v) : v;
+  return typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
 function stringOptions(o: unknown): Record<string, string> {
@@ -249,18 +259,19 @@ function stringOptions(o: unknown): Record<string, string> {
   return out;
 }
 
-/** The view part of a share link's fragment: the open panel, IR stage and form, and the IR panel's
- *  look, `p=ir&g=jit(f)&i=stablehlo&v=text&h=flops&d=0`. */
+/** The view part of a share link's fragment: the open panel, IR stage and form, the IR panel's
+ *  look and the call picked, `p=ir&g=jit(f)&i=stablehlo&v=text&h=flops&d=0&k=1`. */
 export function viewFragment(s: Session): string {
   return `p=${s.panel}${s.stage ? `&g=${encodeURIComponent(s.stage)}` : ""}${s.ir ? `&i=${s.ir}` : ""}` +
-    `${s.irView ? `&v=${s.irView}` : ""}${s.heat ? `&h=${s.heat}` : ""}${s.diff ? `&d=${s.diff}` : ""}`;
+    `${s.irView ? `&v=${s.irView}` : ""}${s.heat ? `&h=${s.heat}` : ""}${s.diff ? `&d=${s.diff}` : ""}${s.call != null ? `&k=${s.call}` : ""}`;
 }
 
-export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null; ir: "stablehlo" | null } & Pick<Session, "irView" | "heat" | "diff"> {
+export function parseViewFragment(hash: string): { panel: PanelName | null; stage: string | null; ir: "stablehlo" | null; call: number | null } & Pick<Session, "irView" | "heat" | "diff"> {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const panel = params.get("p") as PanelName | null;
   return {
     panel: panel && PANELS.includes(panel) ? panel : null, stage: params.get("g"), ir: params.get("i") === "stablehlo" ? "stablehlo" : null,
+    call: callId(params.get("k")),
     ...irLook({ v: params.get("v"), h: params.get("h"), d: params.get("d") }),
   };
 }

@@ -45,7 +45,22 @@ export class StackBuilder {
     this.onChange();
   }
 
+  /** The builder is drawn anew on each change: the focus goes to the new counterpart of what held
+   *  it (a removed layer's: the next layer's, else the first "+" chip), not to the page's body. */
   private render() {
+    const spot = focusSpot(this.body);
+    this.draw();
+    if (!spot || this.body.contains(document.activeElement)) return;
+    const layers = this.body.querySelectorAll<HTMLElement>(".layer");
+    const scope = spot.layer < 0 ? this.body : layers[Math.min(spot.layer, layers.length - 1)];
+    const target = scope?.querySelectorAll<HTMLElement>(`[data-testid="${spot.testid}"]`)[spot.nth]
+      // (the last argument's row gone: "+ argument", else the first "+" chip)
+      ?? (spot.testid === "arg-remove" ? this.body.querySelector<HTMLElement>('[data-testid="add-arg"]') : null)
+      ?? this.body.querySelector<HTMLElement>(".adders button");
+    target?.focus();
+  }
+
+  private draw() {
     const s = this.session;
     const known = this.functions.some((f) => f.name === s.function);
     const select = h("select", {
@@ -149,8 +164,9 @@ export class StackBuilder {
       name,
       h("span", { class: "opts" }, opts, toggle),
       h("span", { class: "layer-tools" },
-        h("button", { type: "button", class: "icon up", title: "Move inward", "aria-label": "Move inward", testid: "layer-up", disabled: i === 0, onclick: () => move(-1) }, "↑"),
-        h("button", { type: "button", class: "icon down", title: "Move outward", "aria-label": "Move outward", testid: "layer-down", disabled: i === s.stack.length - 1, onclick: () => move(1) }, "↓"),
+        // (aria-disabled: a layer moved to either end keeps the focus on the button that moved it)
+        h("button", { type: "button", class: "icon up", title: "Move inward", "aria-label": "Move inward", testid: "layer-up", "aria-disabled": String(i === 0), onclick: () => move(-1) }, "↑"),
+        h("button", { type: "button", class: "icon down", title: "Move outward", "aria-label": "Move outward", testid: "layer-down", "aria-disabled": String(i === s.stack.length - 1), onclick: () => move(1) }, "↓"),
         h("button", {
           type: "button", class: "icon remove", title: "Remove", "aria-label": `Remove ${layer.name}`, testid: "layer-remove",
           onclick: () => { s.stack.splice(i, 1); this.changed(true); },
@@ -175,7 +191,12 @@ export class StackBuilder {
           oninput: (e: Event) => { s.args[i] = (e.target as HTMLInputElement).value; this.changed(); },
         }),
         i >= params.length
-          ? h("button", { type: "button", class: "icon", title: "Remove argument", "aria-label": "Remove argument", onclick: () => { s.args.splice(i, 1); this.changed(true); } }, "✕")
+          // Named for its row, as a layer's "Remove grad" is; the test id lets the focus move on
+          // to the next row's button when this row goes.
+          ? h("button", {
+            type: "button", class: "icon remove", title: "Remove argument", "aria-label": `Remove argument ${params[i] ?? `arg${i}`}`,
+            testid: "arg-remove", onclick: () => { s.args.splice(i, 1); this.changed(true); },
+          }, "✕")
           : null);
     });
     return h("div", { class: "args" },
@@ -202,4 +223,15 @@ export class StackBuilder {
     const inputs = this.body.querySelectorAll<HTMLElement>(".layer:last-child .layer-name");
     inputs[0]?.focus();
   }
+}
+
+/** The focused control in ``body``: its layer (-1: outside the layers), test id and place among
+ *  its namesakes there (the second argument's input). */
+function focusSpot(body: HTMLElement): { layer: number; testid: string; nth: number } | null {
+  const a = document.activeElement;
+  if (!(a instanceof HTMLElement) || !body.contains(a) || !a.dataset.testid) return null;
+  const row = a.closest<HTMLElement>(".layer");
+  const scope = row ?? body;
+  const nth = [...scope.querySelectorAll(`[data-testid="${a.dataset.testid}"]`)].indexOf(a);
+  return { layer: row ? [...body.querySelectorAll(".layer")].indexOf(row) : -1, testid: a.dataset.testid, nth };
 }

@@ -93,8 +93,10 @@ export class DebuggerPanel {
     });
     (this.list.children[this.index] as HTMLElement | undefined)?.scrollIntoView({ block: "nearest" });
     this.counter.textContent = `${this.index + 1} / ${steps.length}`;
-    (this.el.querySelector('[data-testid="debug-prev"]') as HTMLButtonElement).disabled = this.index === 0;
-    (this.el.querySelector('[data-testid="debug-next"]') as HTMLButtonElement).disabled = this.index === steps.length - 1;
+    // aria-disabled, not disabled: stepping to either end from the keyboard kept the focus on a
+    // disabled button, which drops it to the page's body (go() stays at the ends by itself).
+    this.el.querySelector('[data-testid="debug-prev"]')!.setAttribute("aria-disabled", String(this.index === 0));
+    this.el.querySelector('[data-testid="debug-next"]')!.setAttribute("aria-disabled", String(this.index === steps.length - 1));
     replace(this.detail, stepDetail(st));
     const line = userLine(st.source);
     this.handlers.onSourceLines(line ? [line] : []);

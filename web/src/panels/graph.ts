@@ -153,12 +153,15 @@ export class GraphView {
         onchange: (e: Event) => this.setGroupBy((e.target as HTMLSelectElement).value as GroupBy),
       }, (["line", "function", "scope"] as const).map((v) => h("option", { value: v, selected: groupBy === v }, `by ${v}`))),
       this.status);
-    this.el = h("div", { class: "graph", testid: "ir-graph" }, h("div", { class: "graph-area" }, this.stage, find, tools, minimap), legend);
+    // The tool column has its own strip beside the drawing, never over it: a graph wider than the
+    // stage ran under the column's buttons, which hid its nodes there whatever the pan.
+    this.el = h("div", { class: "graph", testid: "ir-graph" },
+      h("div", { class: "graph-area" }, h("div", { class: "graph-port" }, this.stage, find, minimap), tools), legend);
     const gap = 12;
     this.view = new Viewport(this.stage, this.canvas, minimap, this.boxes, {
       insets: () => ({
         top: find.offsetTop + find.offsetHeight + gap,
-        right: this.el.clientWidth - tools.offsetLeft + gap,
+        right: gap,
         bottom: gap,
         left: 20,
       }),

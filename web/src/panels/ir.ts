@@ -4,6 +4,7 @@
 
 import { empty, h, replace } from "../dom";
 import { formatCount } from "../cost-gutter";
+import { UNIT_SEP } from "../format";
 import type { IRGraph, IRNode, KernelInfo, Stage, StageCost, TransformedCall } from "../report";
 import { userLine } from "../report";
 import { runSliced } from "../slices";
@@ -196,7 +197,18 @@ export class IRPanel {
     (this.tabs.children[this.stageIndex] as HTMLElement | undefined)?.focus();
   }
 
+  /** The stage is drawn anew on every switch: a focused switch (view, heat, form, diff base) hands
+   *  the focus on to its new self, where it fell to the page's body. */
   private renderStage() {
+    const a = document.activeElement;
+    const key = a instanceof HTMLElement && this.body.contains(a) ? a.dataset.testid ?? "" : "";
+    this.drawStage();
+    if (/^(ir-view-|heat-|ir-form-|diff-base$)/.test(key) && !this.body.contains(document.activeElement)) {
+      (this.body.querySelector(`[data-testid="${key}"]`) as HTMLElement | null)?.focus();
+    }
+  }
+
+  private drawStage() {
     this.dropStablehlo();
     const call = this.call!;
     const stage = call.stages[this.stageIndex];
@@ -212,7 +224,7 @@ export class IRPanel {
     this.diff = base?.graph && stage.graph ? diffStages(base, stage) : null;
     const added = stage.graph ? countAdded(stage.graph) : 0;
     const viewBtn = (v: View, label: string) => h("button", {
-      type: "button", class: `seg${this.view === v ? " active" : ""}`, "aria-pressed": String(this.view === v),
+      type: "button", class: `seg${this.view === v ? " active" : ""}`, "aria-pressed": String(this.view === v), testid: `ir-view-${v}`,
       onclick: () => { this.view = v; this.renderStage(); this.lookChanged(); },
     }, label);
     const hlo = stage.stablehlo ?? null;
@@ -236,7 +248,8 @@ export class IRPanel {
       replace(this.body, head, this.renderStablehlo(hlo));
       return;
     }
-    const parts: HTMLElement[] = stage.graph ? [head, this.renderCompare(call, stage)] : [head];
+    const untraced = untracedNote(call, this.stageIndex);
+    const parts: HTMLElement[] = stage.graph ? [head, this.renderCompare(call, stage)] : untraced ? [head, untraced] : [head];
     const kernels = this.renderKernels(call, stage);
     if (kernels) parts.push(kernels);
     const view = stage.graph ? this.view : "text";
@@ -522,6 +535,19 @@ function countAdded(g: IRGraph): number {
   return g.nodes.filter((n) => n.added).length;
 }
 
+/** Why a stage has no program: its function could not be traced alone (a collective's axis that
+ *  only a later stage's pmap binds); its error, shown where the IR goes, read as if it were the IR. */
+function untracedNote(call: TransformedCall, index: number): HTMLElement | null {
+  const stage = call.stages[index];
+  if (!stage || stage.graph || !stage.text.startsWith("(tracing failed:")) return null;
+  const axis = /unbound axis name: ([^\s.]+)/.exec(stage.text)?.[1];
+  const later = call.stages.slice(index + 1).some((s) => s.graph);
+  return h("p", { class: "notice stage-untraced", role: "note", testid: "stage-untraced" },
+    `${stage.name} could not be traced on its own, so this stage has no program: below is what tracing it raised.`,
+    axis ? ` It uses a collective over the axis '${axis}', which only a transformation that names it (pmap, or vmap or shard_map with that axis name) defines.` : "",
+    later ? " The stages after it show the program the call ran." : "");
+}
+
 /** Light jaxpr highlighting: primitive names and types. */
 function highlightJaxpr(line: string): (HTMLElement | string)[] {
   const m = /^(\s*)(.*?)(=\s*)([a-z_][\w]*)(\[.*?\])?(.*)$/.exec(line);
@@ -530,5 +556,5 @@ function highlightJaxpr(line: string): (HTMLElement | string)[] {
 }
 
 function formatMs(ms: number): string {
-  return ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(ms >= 0.01 ? 0 : 1)} µs`;
+  return ms >= 1 ? `${ms.toFixed(2)}${UNIT_SEP}ms` : `${(ms * 1000).toFixed(ms >= 0.01 ? 0 : 1)}${UNIT_SEP}µs`;
 }

@@ -1,11 +1,12 @@
 // The Timings panel: a timeline of trace / transform / lower / compile / execute (and transfers
-// and collectives), one lane for the host and one per device, with totals per category.
+// and collectives), one lane for the host and one per device, with totals per category. A jit
+// step whose kernels came from the kernel cache is a "load", not a "compile".
 
 import { empty, fittedToWidth, h, s } from "../dom";
-import { fmtMs } from "../format";
+import { fmtMs, fmtTimeTicks } from "../format";
 import type { RunReport, TimingCategory, TimingEvent } from "../report";
 
-export const CATEGORIES: TimingCategory[] = ["trace", "transform", "lower", "compile", "execute", "transfer", "collective", "run"];
+export const CATEGORIES: TimingCategory[] = ["trace", "transform", "lower", "compile", "load", "execute", "transfer", "collective", "run"];
 
 export function renderTimings(report: RunReport, callId: number | null): HTMLElement {
   // The run's own events and every call's, once each.
@@ -84,10 +85,11 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     const H = yAcc + 4;
     // Ticks count from the first event, as the bars' tooltips do ("… at 3.2 ms").
     const ticks = niceTicks(0, span, Math.max(2, Math.round(W / 150)));
+    const tickLabels = fmtTimeTicks(ticks);
     return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "group", "aria-label": "Timeline of the run (arrow keys move between bars)", onkeydown: onKey },
-      ticks.map((t) => s("g", null,
+      ticks.map((t, k) => s("g", null,
         s("line", { x1: x(t0 + t), x2: x(t0 + t), y1: TOP - 4, y2: H, class: "grid" }),
-        s("text", { x: x(t0 + t), y: 12, "text-anchor": t === 0 ? "start" : x(t0 + t) > W - 40 ? "end" : "middle", class: "tick", testid: "timeline-tick" }, t === 0 ? "0" : fmtMs(t)))),
+        s("text", { x: x(t0 + t), y: 12, "text-anchor": t === 0 ? "start" : x(t0 + t) > W - 40 ? "end" : "middle", class: "tick", testid: "timeline-tick" }, tickLabels[k]))),
       laneNames.map((lane, i) => {
         const top = laneY.get(lane)!;
         return s("g", { class: "lane", testid: "timeline-lane", "data-lane": lane },
@@ -95,7 +97,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
           s("text", { x: LABEL - 8, y: top + 15, "text-anchor": "end", class: "lane-label" }, lane),
           rows.get(lane)!.map(({ e, row }, _, placed) => {
             const y = top + row * ROW;
-            const w = right(e) - x(e.start_ms);
+            const w = right(e) - x(e.start_ms), label = barLabel(e.name, w);
             const hit = hitSpan(placed, e, row, right, x, LABEL - 14, W - 2);
             const dim = callId !== null && e.call != null && e.call !== callId;
             const details = `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`;
@@ -121,7 +123,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
               // An invisible target at least HIT wide around the bar (a finger, or a mouse, misses a
               // 4-unit bar), never reaching past the midpoint to a neighbour in its row.
               s("rect", { x: hit.left, y, width: hit.right - hit.left, height: ROW, class: "bar-hit", testid: "timeline-bar-hit" }),
-              w > e.name.length * 6 + 8 ? s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, e.name) : null);
+              label === null ? null : s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, label));
           }));
       }));
   };
@@ -136,7 +138,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     h("span", { class: "legend-item", testid: "phase-total", dataset: { category: key, ms: String(ms) } },
       h("span", { class: `swatch cat-${key}` }), label, h("b", null, fmtMs(ms)));
   const legend = h("div", { class: "legend" },
-    phases.map((c) => item(c, c, totals.get(c)!)),
+    phases.map((c) => item(c, c === "load" ? "load kernels" : c, totals.get(c)!)),
     item("other", "other Python", other),
     h("span", { class: "legend-item total", testid: "wall-total", dataset: { ms: String(wall) } }, "= wall time", h("b", null, fmtMs(wall))));
   return h("div", { class: "timings", testid: "timings-panel" },
@@ -192,6 +194,30 @@ export function exclusiveTotals(events: TimingEvent[]): Map<TimingCategory, numb
   }
   for (const e of events) if (!totals.has(e.category)) totals.set(e.category, 0);
   return totals;
+}
+
+/** The words a bar ``w`` units wide shows of its event's name, as measured in the label's font:
+ *  the whole name, or its start cut with an ellipsis (a long "run pmap(update, axis_name=…)" bar
+ *  showed no label at all, however wide), or none when not even a few letters fit. */
+function barLabel(name: string, w: number): string | null {
+  const room = w - 10;
+  if (textWidth(name) <= room) return name;
+  for (let n = Math.min(name.length - 1, Math.floor(room / 4)); n >= 4; n--) {
+    const cut = `${name.slice(0, n).trimEnd()}…`;
+    if (textWidth(cut) <= room) return cut;
+  }
+  return null;
+}
+
+let measurer: CanvasRenderingContext2D | null = null;
+/** The width of ``text`` in a bar label's font (styles.css: 10.5px sans). */
+function textWidth(text: string): number {
+  if (!measurer) {
+    measurer = document.createElement("canvas").getContext("2d");
+    if (!measurer) return text.length * 7;
+    measurer.font = `10.5px ${getComputedStyle(document.body).fontFamily}`;
+  }
+  return measurer.measureText(text).width;
 }
 
 function niceTicks(lo: number, hi: number, n: number): number[] {
