@@ -165,16 +165,27 @@ def test_edge_labels_inside_an_expanded_equation_stay_readable_in_the_dark_theme
     assert min(c for _, c in labels) >= 4.5, labels
 
 
-# Per timeline bar: its drawn width, its target's (the bar's box), and how far the nearest bar of its
-# row (same lane, same top) is, centre to centre.
+# Per timeline bar: its drawn width, its target's (the bar's box), the room it has up to halfway into
+# the gaps to its row's neighbours (same lane, same row) or to the chart's ends, and how many of those
+# neighbours its target covers.
 BAR_TARGETS = """() => {
   const bars = [...document.querySelectorAll('[data-testid=timeline-bar]')].map((g) => {
     const shape = g.querySelector('rect:not(.bar-hit), path').getBoundingClientRect();
-    return {g, lane: g.closest('[data-testid=timeline-lane]').dataset.lane, top: Math.round(shape.top),
-            c: shape.left + shape.width / 2, drawn: shape.width, target: g.getBoundingClientRect().width};
+    const hit = g.querySelector('.bar-hit').getBoundingClientRect();
+    return {lane: g.closest('[data-testid=timeline-lane]').dataset.lane, row: Math.round(hit.top),
+            left: shape.left, right: shape.right, drawn: shape.width, hitLeft: hit.left, hitRight: hit.right,
+            target: g.getBoundingClientRect().width};
   });
-  return bars.map((b) => ({drawn: b.drawn, target: b.target, nearest: Math.min(1e9, ...bars
-    .filter((o) => o !== b && o.lane === b.lane && o.top === b.top).map((o) => Math.abs(o.c - b.c)))}));
+  // The chart's ends, as far as targets reach.
+  const first = Math.min(...bars.map((b) => b.hitLeft)), last = Math.max(...bars.map((b) => b.hitRight));
+  return bars.map((b) => {
+    const row = bars.filter((o) => o !== b && o.lane === b.lane && o.row === b.row);
+    const before = row.filter((o) => o.right <= b.left + 0.01).map((o) => (b.left + o.right) / 2);
+    const after = row.filter((o) => o.left >= b.right - 0.01).map((o) => (b.right + o.left) / 2);
+    return {drawn: b.drawn, target: b.target,
+            room: Math.min(last, ...after) - Math.max(first, ...before),
+            covers: row.filter((o) => o.left < b.hitRight - 0.5 && o.right > b.hitLeft + 0.5).length};
+  });
 }"""
 
 
@@ -198,11 +209,14 @@ def test_tapping_a_timeline_bar_on_a_phone_shows_its_details(page: Page):
     bars = page.get_by_test_id("timeline-bar")
     readout = page.get_by_test_id("timeline-readout")
     assert bars.count() >= 4
-    # Each target is 24 px wide, or reaches halfway to the nearest bar of its row.
+    # Each target is 24 px wide, or reaches halfway into the gaps to its row's neighbours, and
+    # covers no other bar (a target reaching halfway to a wide neighbour's middle lay under that
+    # neighbour, which took the tap: CI).
     targets = page.evaluate(BAR_TARGETS)
     assert any(t["drawn"] < 8 for t in targets), targets
     for t in targets:
-        assert t["target"] >= min(20, t["nearest"]) - 0.5, t
+        assert t["target"] >= min(20, t["room"]) - 0.5, targets
+        assert t["covers"] == 0, t
     # Each tapped at the foot of the screen (where the details, under the chart, were left unseen):
     # the details come into view, and the bar stays in view above them.
     for i in range(bars.count()):
@@ -214,6 +228,40 @@ def test_tapping_a_timeline_bar_on_a_phone_shows_its_details(page: Page):
         details = bar.locator("title").text_content().split("\n")
         expect(readout).to_contain_text(details[0])
         expect(readout).to_contain_text(details[1])
+
+
+# CI's layout: a thin transform bar 9 ms before a 180 ms lower bar, 4 ms after a thin trace bar.
+CROWDED_TIMINGS = [
+    {"name": "trace f", "category": "trace", "start_ms": 100.0, "duration_ms": 0.2},
+    {"name": "transform f", "category": "transform", "start_ms": 104.0, "duration_ms": 1.4},
+    {"name": "lower f", "category": "lower", "start_ms": 113.0, "duration_ms": 180.0},
+    {"name": "compile f", "category": "compile", "start_ms": 293.0, "duration_ms": 2.0, "cache": "hit"},
+    {"name": "execute f", "category": "execute", "start_ms": 296.0, "duration_ms": 0.1},
+]
+
+
+@needs_runner
+def test_a_thin_bar_beside_a_wide_one_takes_its_own_tap(page: Page):
+    # A thin bar's target reached halfway to its neighbour's middle, which for a 180 ms neighbour
+    # lay inside that bar, drawn on top: the tap meant for the thin bar went to the wide one (CI).
+    def crowded(route):
+        report = route.fetch().json()
+        report["timings"] = CROWDED_TIMINGS
+        for call in report.get("calls", []):
+            call["timings"] = []
+        route.fulfill(json=report)
+
+    page.set_viewport_size(PHONE)
+    page.route("**/api/run", crowded)
+    open_session(page, LOSS, "loss", [GRAD], ["w", "xs[0]"], panel="timings")
+    bars = page.get_by_test_id("timeline-bar")
+    expect(bars).to_have_count(len(CROWDED_TIMINGS))
+    for t in page.evaluate(BAR_TARGETS):
+        assert t["covers"] == 0, t
+    readout = page.get_by_test_id("timeline-readout")
+    for i, event in enumerate(CROWDED_TIMINGS):
+        bars.nth(i).click(timeout=3_000)
+        expect(readout).to_contain_text(f"{event['name']} ({event['category']})")
 
 
 @needs_runner

@@ -64,6 +64,10 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     const x = (t: number) => LABEL + ((t - t0) / span) * (W - LABEL - 10);
     // (at least 4 units: a sub-millisecond trace in a long run must still be seen and hovered)
     const right = (e: TimingEvent) => x(e.start_ms) + Math.max(4, x(e.start_ms + e.duration_ms) - x(e.start_ms));
+    // What a bar covers as drawn: a cache hit is a diamond HIT_MARK wide around its start.
+    const extent = (e: TimingEvent): Extent => e.cache === "hit"
+      ? { left: x(e.start_ms) - HIT_MARK / 2, right: x(e.start_ms) + HIT_MARK / 2 }
+      : { left: x(e.start_ms), right: right(e) };
     // Nested or overlapping bars of one lane go to sub-rows (greedy interval packing), as drawn at
     // this width: two thin bars a few units apart would otherwise cover each other's middle.
     const rows = new Map<string, { e: TimingEvent; row: number }[]>();
@@ -71,9 +75,10 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
     for (const lane of laneNames) {
       const ends: number[] = [];
       const placed = lanes.get(lane)!.map((e) => {
-        let row = ends.findIndex((end) => end <= x(e.start_ms) + 1e-6);
+        const { left, right: end } = extent(e);
+        let row = ends.findIndex((prev) => prev <= left + 1e-6);
         if (row < 0) { row = ends.length; ends.push(0); }
-        ends[row] = right(e);
+        ends[row] = end;
         return { e, row };
       });
       rows.set(lane, placed);
@@ -98,7 +103,7 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
           rows.get(lane)!.map(({ e, row }, _, placed) => {
             const y = top + row * ROW;
             const w = right(e) - x(e.start_ms), label = barLabel(e.name, w);
-            const hit = hitSpan(placed, e, row, right, x, LABEL - 14, W - 2);
+            const hit = hitSpan(placed, e, row, extent, LABEL - 14, W - 2);
             const dim = callId !== null && e.call != null && e.call !== callId;
             const details = `${e.name} (${e.category})\n${fmtMs(e.duration_ms)} at ${fmtMs(e.start_ms - t0)}${e.device != null ? `\ndevice ${e.device}` : ""}${e.call != null ? `\ncall #${e.call}` : ""}`;
             // A touch screen shows no tooltip: a tap writes the details under the chart, scrolled
@@ -118,10 +123,10 @@ export function renderTimings(report: RunReport, callId: number | null): HTMLEle
             },
               s("title", null, details),
               e.cache === "hit"
-                ? s("path", { d: `M${x(e.start_ms)},${y + 3} l6,7.5 l-6,7.5 l-6,-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
+                ? s("path", { d: `M${x(e.start_ms)},${y + 3} l${HIT_MARK / 2},7.5 l${-HIT_MARK / 2},7.5 l${-HIT_MARK / 2},-7.5 z`, class: "cache-hit", testid: "cache-hit-marker" })
                 : s("rect", { x: x(e.start_ms), y: y + 2, width: w, height: ROW - 5, rx: 3 }),
-              // An invisible target at least HIT wide around the bar (a finger, or a mouse, misses a
-              // 4-unit bar), never reaching past the midpoint to a neighbour in its row.
+              // An invisible target up to HIT wide around the bar (a finger, or a mouse, misses a
+              // 4-unit bar), never reaching past halfway into the gap to a neighbour in its row.
               s("rect", { x: hit.left, y, width: hit.right - hit.left, height: ROW, class: "bar-hit", testid: "timeline-bar-hit" }),
               label === null ? null : s("text", { x: x(e.start_ms) + 5, y: y + 14.5, class: "bar-label" }, label));
           }));
@@ -156,25 +161,31 @@ const MIN_WIDTH = 280;
 /** The narrowest a bar's click and tap target is, in CSS pixels. */
 const HIT = 24;
 
+/** The width of a cache hit's diamond marker. */
+const HIT_MARK = 12;
+
+type Extent = { left: number; right: number };
+
 /** The x extent of bar ``e``'s target in ``row`` of its lane: the bar widened to HIT around its
- *  middle, but no further than halfway to the middle of another bar of its row, nor past the chart's
- *  ``min``..``max``. Centred on the bar, so a click at the middle of its box lands on it. */
+ *  middle, but no further than halfway into the gap to another bar of its row (halfway to a wide
+ *  neighbour's middle lay inside it, and the neighbour, drawn later, took the tap: CI), nor past
+ *  the chart's ``min``..``max``. */
 function hitSpan(
   placed: { e: TimingEvent; row: number }[], e: TimingEvent, row: number,
-  right: (e: TimingEvent) => number, x: (t: number) => number, min: number, max: number,
-): { left: number; right: number } {
-  const mid = (o: TimingEvent) => (x(o.start_ms) + right(o)) / 2;
-  const c = mid(e);
-  // Up to halfway to the nearest bar of the row on each side, and within the chart; a bar near the
-  // chart's edge gets its width on the other side (a thin first bar was clipped to 17 px).
+  extent: (e: TimingEvent) => Extent, min: number, max: number,
+): Extent {
+  const own = extent(e);
+  const c = (own.left + own.right) / 2;
+  // A bar near the chart's edge gets its width on the other side (a thin first bar was clipped to
+  // 17 px). Bars of one row never overlap (they are packed by these extents).
   let lo = min, hi = max;
   for (const p of placed) {
     if (p.row !== row || p.e === e) continue;
-    const m = mid(p.e);
-    if (m <= c) lo = Math.max(lo, c - (c - m) / 2);
-    if (m >= c) hi = Math.min(hi, c + (m - c) / 2);
+    const o = extent(p.e);
+    if (o.right <= own.left + 1e-6) lo = Math.max(lo, (o.right + own.left) / 2);
+    else hi = Math.min(hi, (own.right + o.left) / 2);
   }
-  const w = Math.min(HIT, hi - lo);
+  const w = Math.max(Math.min(HIT, hi - lo), own.right - own.left);
   const left = Math.min(Math.max(c - w / 2, lo), hi - w);
   return { left, right: left + w };
 }
