@@ -135,9 +135,11 @@ class JaxprTypeError(TypeError):
     twice or used unbound, or a binder whose type is not what its primitive's rule gives."""
 
 
-def invalid_shape_error(shape: object) -> TypeError:
-    """JAX's TypeError for a shape that is not a sequence of integers (``(2.0,)``, ``2.5``)."""
-    return TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.")
+def invalid_shape_error(shape: object, context: str | None = None) -> TypeError:
+    """JAX's TypeError for a shape that is not a sequence of integers (``(2.0,)``, ``2.5``);
+    ``context`` names the argument, as JAX's ``canonicalize_dim`` does."""
+    where = f" {context}." if context else ""
+    return TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.{where}")
 
 
 def traced_shape_error(shape: object) -> TypeError:

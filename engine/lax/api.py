@@ -308,6 +308,12 @@ def broadcast_in_dim(
     x: Value, shape: Sequence[SupportsIndex], broadcast_dimensions: Sequence[SupportsIndex]
 ) -> Value:
     """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``."""
+    for d in shape:  # (JAX checks the shape's elements first, and names their types)
+        if not isinstance(d, Tracer) and not (_dims.is_constant_dim(d) or _dims.is_symbolic_dim(d)):
+            raise TypeError(
+                "broadcast_in_dim shape must have every element be an integer type, "
+                f"got {tuple(map(type, shape))}."
+            )
     shape = _shape(shape)
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
     aval = _aval(x)

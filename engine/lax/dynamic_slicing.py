@@ -12,6 +12,7 @@ import numpy as np
 from .. import ad, batching, core, dims, narrow_dtypes, transfers
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
+from ..errors import invalid_shape_error
 from .gather_scatter import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -40,7 +41,7 @@ dynamic_update_slice_p = Primitive("dynamic_update_slice")
 narrow_dtypes.keeps_narrow.update((dynamic_slice_p, dynamic_update_slice_p))
 
 
-def _dynamic_slice_indices(operand, start_indices):
+def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice"):
     """Negative start indices count from the end (as in JAX), then XLA clamps into bounds."""
     shape = core.get_aval(operand).shape
     if len(start_indices) != len(shape):
@@ -48,6 +49,7 @@ def _dynamic_slice_indices(operand, start_indices):
             f"Length of slice indices must match number of operand dimensions "
             f"({len(start_indices)} vs {len(shape)})"
         )
+    _check_start_dtypes(name, start_indices)
     lax = _lax()
     out = []
     for i, n in zip(start_indices, shape):
@@ -59,7 +61,7 @@ def _dynamic_slice_indices(operand, start_indices):
             out.append(core.Array(np.asarray(int(i) + n if i < 0 else int(i), d)))
             continue
         aval = core.get_aval(i)
-        if aval.shape != () or dtype_kind(aval.dtype) not in "iu":
+        if aval.shape != ():
             raise TypeError(f"dynamic_slice start indices must be integer scalars, got {aval.str_short()}")
         if dtype_kind(aval.dtype) == "u":  # cannot be negative
             out.append(i)
@@ -91,15 +93,31 @@ def dynamic_slice(operand, start_indices, slice_sizes):
     Array([3, 4], dtype=int32)
     """
     idx = _dynamic_slice_indices(operand, start_indices)
-    return dynamic_slice_p.bind(
-        operand, *idx, slice_sizes=tuple(s if type(s) is int else dims.as_dim(s) for s in slice_sizes)
-    )
+    try:
+        sizes = tuple(s if type(s) is int else dims.as_dim(s) for s in slice_sizes)
+    except TypeError:  # (a size that is no integer: 2.0)
+        raise invalid_shape_error(tuple(slice_sizes)) from None
+    return dynamic_slice_p.bind(operand, *idx, slice_sizes=sizes)
 
 
 def dynamic_update_slice(operand, update, start_indices):
     """``operand`` with ``update`` written at traced ``start_indices`` (clamped so it fits)."""
-    idx = _dynamic_slice_indices(operand, start_indices)
+    idx = _dynamic_slice_indices(operand, start_indices, "dynamic_update_slice")
     return dynamic_update_slice_p.bind(operand, update, *idx)
+
+
+def _check_start_dtypes(name, start_indices):
+    """JAX's TypeError for a start index that is no integer (``(1.0,)``), naming every start's
+    dtype (a Python int's is the default int)."""
+    names = [
+        core.default_dtype(int).name if isinstance(i, int) else np.dtype(core.get_aval(i).dtype).name
+        for i in start_indices
+    ]
+    if any(not np.issubdtype(np.dtype(n), np.integer) for n in names):
+        got = "got: " if name == "dynamic_slice" else "got "  # (JAX's two messages differ so)
+        raise TypeError(
+            f"index arguments to {name} must be integers of the same type, {got}{', '.join(names)}"
+        )
 
 
 def _clamped_starts(shape, sizes, idx):
@@ -264,7 +282,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
     axis = int(axis) % len(shape)
     starts = [0] * len(shape)
     sizes = list(shape)
-    starts[axis], sizes[axis] = start_index, int(slice_size)
+    starts[axis], sizes[axis] = start_index, dims.as_dim(slice_size)
     return dynamic_slice(operand, starts, sizes)
 
 

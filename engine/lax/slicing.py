@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ad, batching, core, dims, narrow_dtypes
 from ..core import Primitive, ShapedArray
+from ..errors import invalid_shape_error
 
 
 def _lax():
@@ -37,12 +38,35 @@ def slice(
     >>> slice(jnp.arange(10), (1,), (8,), (3,))
     Array([1, 4, 7], dtype=int32)
     """
+    _check_slice_bounds(operand, start_indices, limit_indices)
     return slice_p.bind(
         operand,
         start_indices=tuple(i if type(i) is int else dims.as_dim(i) for i in start_indices),
         limit_indices=tuple(i if type(i) is int else dims.as_dim(i) for i in limit_indices),
         strides=None if strides is None else tuple(int(s) for s in strides),
     )
+
+
+def _check_slice_bounds(operand, start_indices, limit_indices):
+    """JAX's TypeErrors for bounds that are no integers: traced, its shape rule's check names the
+    bounds' types; eagerly JAX slices by its dynamic_slice (whose starts must be integer arrays),
+    and a float limit makes a float result shape."""
+
+    def integer(d):
+        return dims.is_constant_dim(d) or dims.is_symbolic_dim(d)
+
+    for what, bounds in (("start_indices", start_indices), ("limit_indices", limit_indices)):
+        if all(integer(d) for d in bounds):
+            continue
+        if isinstance(operand, core.Tracer):
+            got = tuple(map(type, bounds))
+            raise TypeError(f"slice {what} must have every element be an integer type, got {got}.")
+        if what == "start_indices":
+            names = ", ".join(core.default_dtype(int if integer(d) else float).name for d in bounds)
+            raise TypeError(
+                f"index arguments to dynamic_slice must be integers of the same type, got: {names}"
+            )
+        raise invalid_shape_error(tuple(np.subtract(np.asarray(limit_indices), np.asarray(start_indices))))
 
 
 @slice_p.def_impl

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ad, batching, core, dims
 from ..core import Primitive
+from ..errors import invalid_shape_error
 from ..narrow_dtypes import kind as dtype_kind
 from . import elementwise as _ew
 
@@ -276,7 +277,10 @@ def top_k(operand, k: int, *, axis: int = -1):
     >>> top_k(jnp.array([1., 4., 2.]), 2)
     [Array([4., 2.], dtype=float32), Array([1, 2], dtype=int32)]
     """
-    k = dims.as_dim(k)
+    try:
+        k = dims.as_dim(k)
+    except TypeError:  # (JAX canonicalizes [k] as a shape)
+        raise invalid_shape_error([k]) from None
     if isinstance(k, int) and k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     ndim = core.get_aval(operand).ndim

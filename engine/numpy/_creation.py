@@ -19,6 +19,7 @@ from ._promote import (
     as_operand,
     broadcast_to_shape,
     check_arraylike,
+    concrete_int,
     concrete_shape,
     convert,
     shape_of,
@@ -312,7 +313,7 @@ def linspace(
     >>> jnp.linspace(0, 1, 3)
     Array([0. , 0.5, 1. ], dtype=float32)
     """
-    num = int(num)
+    num = concrete_int(num, "'num' argument of jnp.linspace")
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dtype_in = promote_types_weak(dtype_and_weak(x) for x in (start, stop, 1.0))[0]
@@ -483,7 +484,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
            [0., 1.]], dtype=float32)
     """
     # JAX's lax._eye: iotas compared, then converted (a traced program shows the equations).
-    shape = (dims.as_dim(N), dims.as_dim(N) if M is None else dims.as_dim(M))
+    n = concrete_shape((N,), context="argument of 'N' jnp.eye()")[0]  # (JAX's words, sic)
+    shape = (n, n if M is None else concrete_shape((M,), context="argument 'M' of jnp.eye()")[0])
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimensions are not allowed, got {shape}")
     # The iotas have the offset's dtype, a Python int's (JAX's jnp._eye): int64 under x64.
@@ -508,10 +510,10 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     if isinstance(k, (bool, np.bool_)) or (isinstance(k, Array) and k.dtype == np.bool_):
         raise TypeError(f"offset must be an integer, got {Array(np.bool_(k))!r}")
     dtype = _default_dtype(dtype or np.float32, "tri")
+    shape = concrete_shape((N, N if M is None else M))
     if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's equations
-        shape = (int(N), int(N) if M is None else int(M))
         return lax.convert_element_type(_triangle_mask(shape, int(k)), dtype)
-    return Array(np.tri(int(N), None if M is None else int(M), int(k), dtype=dtype))
+    return Array(np.tri(*shape, int(k), dtype=dtype))
 
 
 def _triangle_mask(shape, k):

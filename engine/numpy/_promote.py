@@ -427,7 +427,22 @@ def canonicalize_axes(axis, ndim: int) -> tuple:
         if len(set(axes)) != len(axes):
             raise ValueError(f"repeated axis in {tuple(axis)}")
         return axes
-    return (canonicalize_axis(axis, ndim),)
+    if isinstance(axis, Tracer):
+        return (canonicalize_axis(axis, ndim),)
+    return canonicalize_axes(list(index_tuple(axis)), ndim)
+
+
+def index_tuple(x) -> tuple:
+    """JAX's ``_ensure_index_tuple``: an index, or a sequence of them, as a tuple of ints. A float
+    is neither, and raises what iterating it raises ('float' object is not iterable), as in JAX.
+
+    >>> index_tuple(1), index_tuple((0, 2))
+    ((1,), (0, 2))
+    """
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
 
 
 def concrete_int(x, what: str) -> int:
@@ -436,12 +451,13 @@ def concrete_int(x, what: str) -> int:
     if type(x) is int or getattr(x, "_is_dim_expr", False):
         return x
     if isinstance(x, Tracer):
-        return int(core.concrete_or_error(x, what))
-    return int(x)
+        return operator.index(core.concrete_or_error(x, what))
+    return operator.index(x)  # (2.0 is no count: Python's TypeError, as JAX's operator.index)
 
 
-def concrete_shape(shape, what="shape") -> tuple:
-    """A shape of Python ints. A traced dimension is JAX's TypeError, naming the shape given."""
+def concrete_shape(shape, what="shape", context: str | None = None) -> tuple:
+    """A shape of Python ints. A traced dimension is JAX's TypeError, naming the shape given (and
+    ``context``, the argument, where JAX names it)."""
     if (
         isinstance(shape, (int, np.integer))
         or dims.is_symbolic_dim(shape)
@@ -460,4 +476,4 @@ def concrete_shape(shape, what="shape") -> tuple:
             raise
         raise traced_shape_error(shape) from None
     except TypeError:  # (a dimension that is no integer: 2.0)
-        raise invalid_shape_error(tuple(shape)) from None
+        raise invalid_shape_error(tuple(shape), context) from None

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import core, dims, lax
 from ..core import Array, Tracer
+from ..errors import invalid_shape_error
 from ._promote import (
     as_operand,
     broadcast_shapes,
@@ -18,6 +19,7 @@ from ._promote import (
     check_axes_index,
     concrete_int,
     concrete_shape,
+    index_tuple,
     convert,
     promote_dtypes,
     shape_of,
@@ -26,20 +28,24 @@ from ..sharding import reshard, with_out_sharding
 from ._staged import jitted_inline, staged_as_jit
 
 
-def _resolve_shape(newshape, size: int) -> tuple:
+def _resolve_shape(newshape, given, old_shape: tuple, size: int) -> tuple:
+    """``newshape`` with its ``-1`` worked out; the errors name the shape as ``given``, as JAX's."""
     shape = list(newshape)
-    unknown = [i for i, d in enumerate(shape) if d == -1]
+    unknown = [i for i, d in enumerate(shape) if type(d) is int and d == -1]
     if len(unknown) > 1:
-        raise ValueError("can only specify one unknown dimension (-1)")
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {given}")
+    was = f"cannot reshape array of shape {old_shape} (size {size}) into shape {given}"
     if unknown:
-        known = dims.dim_product([d for d in shape if d != -1])
+        known = dims.dim_product([d for i, d in enumerate(shape) if i != unknown[0]])
         if known == 0:  # (JAX's size % known: its ZeroDivisionError)
             raise ZeroDivisionError("integer modulo by zero")
         if size % known != 0:
-            raise TypeError(f"cannot reshape array of size {size} into shape {tuple(newshape)}")
+            raise TypeError(
+                f"{was} because the product of specified axis sizes ({known}) does not evenly divide {size}"
+            )
         shape[unknown[0]] = size // known
     if dims.dim_product(shape) != size:
-        raise TypeError(f"cannot reshape array of shape with size {size} into shape {tuple(newshape)}")
+        raise TypeError(f"{was} (size {dims.dim_product(shape)})")
     return tuple(shape)
 
 
@@ -62,7 +68,7 @@ def _reshape(a, shape, order: str):
     a = as_operand(a)
     # (a single dimension is JAX's one-element list: its errors print ``[JitTracer(int32[])]``)
     one = isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0
-    new = _resolve_shape(concrete_shape([shape] if one else shape), a.size)
+    new = _resolve_shape(concrete_shape([shape] if one else shape), shape, a.shape, a.size)
     if order == "F":  # (as JAX: one reshape reading the axes reversed, then the result transposed)
         return transpose(lax.reshape(a, new[::-1], tuple(range(a.ndim))[::-1]))
     if order == "A":
@@ -120,8 +126,8 @@ def moveaxis(a, source, destination):
     (3, 4, 2)
     """
     a = as_operand(a)
-    src = [canonicalize_axis(s, a.ndim) for s in np.atleast_1d(source).tolist()]
-    dst = [canonicalize_axis(d, a.ndim) for d in np.atleast_1d(destination).tolist()]
+    src = [canonicalize_axis(s, a.ndim) for s in index_tuple(source)]
+    dst = [canonicalize_axis(d, a.ndim) for d in index_tuple(destination)]
     if len(src) != len(dst):
         raise ValueError("source and destination must have the same number of elements")
     perm = [i for i in range(a.ndim) if i not in src]
@@ -153,7 +159,7 @@ def expand_dims(a, axis):
     (1, 3)
     """
     a = as_operand(a)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = index_tuple(axis)
     out_ndim = a.ndim + len(axes)
     axes = sorted(canonicalize_axis(x, out_ndim) for x in axes)
     if len(set(axes)) != len(axes):
@@ -364,7 +370,9 @@ def _split_sizes(a, indices_or_sections, axis, strict):
     if isinstance(indices_or_sections, (int, np.integer)) or (
         np.ndim(indices_or_sections) == 0 and not isinstance(indices_or_sections, (list, tuple))
     ):
-        n = concrete_int(indices_or_sections, "split sections")
+        # (JAX converts a count with int(): 2.0 sections are 2; split points must be integers)
+        sections = indices_or_sections
+        n = concrete_int(int(sections) if isinstance(sections, float) else sections, "split sections")
         if n <= 0:
             raise ValueError("number sections must be larger than 0.")
         q, r = divmod(size, n)
@@ -416,14 +424,13 @@ def dsplit(ary, indices_or_sections):
 def tile(A, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     a = as_operand(A)
-    reps = (
-        (concrete_int(reps, "tile reps"),)
-        if np.ndim(reps) == 0
-        else tuple(concrete_int(r, "tile reps") for r in reps)
-    )
+    reps = tuple(reps) if np.ndim(reps) else (reps,)
+    reps = tuple(r if isinstance(r, float) else concrete_int(r, "tile reps") for r in reps)
     reps = (1,) * (a.ndim - len(reps)) + reps
     if len(reps) > a.ndim:
         a = lax.expand_dims(a, tuple(range(len(reps) - a.ndim)))
+    if any(isinstance(r, float) for r in reps):  # (JAX's tile shape, reps times the sizes, refused)
+        raise invalid_shape_error(tuple(np.multiply(a.shape, reps)))
     return lax.tile(a, reps)  # one tile equation, as JAX
 
 
@@ -456,7 +463,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         if counts.ndim == 0 and a.ndim != 0:  # a broadcast along a new axis after ``axis``, merged into it
             ax = canonicalize_axis(axis, a.ndim)
             shape = list(a.shape)
-            inter = shape[: ax + 1] + [int(counts)] + shape[ax + 1 :]
+            inter = shape[: ax + 1] + [counts.item()] + shape[ax + 1 :]  # (2.0: lax's TypeError)
             out = lax.broadcast_in_dim(a, inter, [i for i in range(len(inter)) if i != ax + 1])
             shape[ax] *= int(counts)
             return reshape(out, shape)

@@ -50,7 +50,7 @@ def _take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_so
     from ._ufuncs import remainder
 
     if dtype_kind(indices.dtype) not in "iu":
-        raise TypeError(f"take indices must be integers, got {indices.dtype.name}")
+        raise ValueError("indices must have an integer type")  # (JAX's class and words)
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonicalize_axis(axis, a.ndim)
