@@ -17,6 +17,23 @@ import pytest  # noqa: E402
 WITHOUT_NUMBA = os.environ.get("JAXPLAY_TESTS_WITHOUT_NUMBA") == "1"
 
 
+def _cpu_flags() -> set[str]:
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {"avx512f"}  # (unknown: taken as the recording kind)
+    return set(
+        next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    )
+
+
+# JAX's bits in tests/jax_reference were recorded on an AVX-512 CPU. On one without it (an AVX2 EPYC,
+# measured), JAX's own bits differ for a few programs (XLA's and OpenBLAS's kernels are the CPU's),
+# and numpy's float64 functions are the C library's instead of AVX-512 SVML's, so some of the
+# engine's listed differences from JAX are not there.
+RECORDING_CPU = "avx512f" in _cpu_flags()
+
+
 def numba_backend():
     """``engine.backends.numba_jit`` (an ImportError fails the caller), or a skip under
     JAXPLAY_TESTS_WITHOUT_NUMBA=1."""

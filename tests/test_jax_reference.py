@@ -15,6 +15,7 @@ import pytest
 import engine
 import engine.numpy as jnp
 import engine.tree  # noqa: F401  (jax.tree)
+from conftest import RECORDING_CPU
 from engine import lax
 
 HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
@@ -32,16 +33,27 @@ def _namespace(jax):
     return {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "jsp": jsp}
 
 
-def _other_kernels(topic: str) -> list:
+def _other_kernels(topic: str, name: str) -> list:
     """A skip mark for the bit-exact LAPACK snippets when this machine's OpenBLAS kernels are not
-    the ones JAX's values were recorded with (their sums round in another order)."""
-    if topic != "linalg_f32":
+    the ones JAX's values were recorded with (their sums round in another order; JAX's own results
+    change with them: a singular float32 matrix's Cholesky pivot, a degenerate eigenbasis), and for
+    the snippets whose bits depend on the CPU in XLA's compiled code too."""
+    if (topic, name) in AVX512_BITS:
+        return [
+            pytest.mark.skipif(not RECORDING_CPU, reason="recorded on an AVX-512 CPU; JAX's bits differ here")
+        ]
+    if not (topic == "linalg_f32" or (topic == "fuzz6_linalg" and name.startswith("f32_"))):
         return []
     from engine.lax import lapack_openblas
 
     here = lapack_openblas.corename()
     reason = f"recorded with OpenBLAS's {OPENBLAS_CORE} kernels; this machine's are {here}"
     return [pytest.mark.skipif(here is not None and here != OPENBLAS_CORE, reason=reason)]
+
+
+# Recorded on an AVX-512 CPU, and JAX's own bits differ on an AVX2 one (measured on an EPYC: 34 of
+# 64 and 3,263 of 4,096 elements): XLA's compiled kernels are the CPU's.
+AVX512_BITS = {("real_programs", "gelu_layer_gradients_jit")}
 
 
 # Topics whose recorded bits a test of their own compares (with its narrow, explained exclusions).
@@ -57,8 +69,8 @@ def _params():
             continue
         path = HERE / f"{topic}.json"
         recorded = json.loads(path.read_text()) if path.exists() else {}
-        marks = _other_kernels(topic)
         for name, code, *tol in cases:
+            marks = _other_kernels(topic, name)
             rtol = tol[0] if tol else 1e-5
             yield pytest.param(
                 code, recorded.get(name), rtol, name in WEAK_TYPE_DIFFERS, id=f"{topic}-{name}", marks=marks

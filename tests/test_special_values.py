@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import engine.numpy as jnp
+from conftest import RECORDING_CPU
 from engine import lax
 
 HERE = pathlib.Path(__file__).resolve().parent / "jax_reference"
@@ -496,7 +497,9 @@ def _params(cases, left):
     for name, code in cases:
         # (strict: a snippet that comes to match fails until it is taken off the list; one that
         # differs on one jit tier only is not, as which tier runs a first call depends on timing)
-        strict = "only" not in left.get(name, "")
+        # (strict only on the CPU kind the list was measured on: elsewhere numpy's float64 functions
+        # are the C library's, and some listed differences are not there)
+        strict = "only" not in left.get(name, "") and RECORDING_CPU
         marks = [pytest.mark.xfail(reason=f"left: {left[name]}", strict=strict)] if name in left else []
         yield pytest.param(name, code, id=name, marks=marks)
 
