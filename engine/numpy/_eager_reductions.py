@@ -50,8 +50,13 @@ def _result(out, shape, axes, keepdims) -> Array:
 def sum(a, axis, keepdims) -> Array | None:
     """``jnp.sum(a, axis, keepdims=keepdims)``, or None (the general path)."""
     v = _operand(a)
-    if v is None:
-        return None
+    total = None if v is None else _sum(v, axis, keepdims)
+    return None if total is None else Array(total[0], False)
+
+
+def _sum(v: np.ndarray, axis, keepdims) -> tuple[np.ndarray, int] | None:
+    """The sum of ``v`` over ``axis`` (reduce_sum's impl) and the count of what it added, or None
+    where lax's checks would refuse the axes."""
     if (
         v.ndim == 1
         and v.dtype.char == "f"
@@ -59,11 +64,17 @@ def sum(a, axis, keepdims) -> Array | None:
         and (axis is None or (type(axis) is int and -1 <= axis <= 0))
     ):  # (the whole of a float32 vector: where reduce_sum's impl comes to, without the dispatch)
         out = sum_order._sum_1d(v)
-        return Array(out.reshape(1) if keepdims else out, False)
+        return (out.reshape(1) if keepdims else out), v.shape[0]
     axes = _axes(axis, v.ndim)
     if axes is None:
         return None
-    return _result(_impl[red.reduce_sum_p](v, axes=axes, out_sharding=None), v.shape, axes, keepdims)
+    n = 1
+    for i in axes:
+        n *= v.shape[i]
+    out = _impl[red.reduce_sum_p](v, axes=axes, out_sharding=None)
+    if keepdims:  # (broadcast_in_dim of a reduced array to size-1 axes: its values, reshaped)
+        out = np.reshape(out, [1 if i in axes else d for i, d in enumerate(v.shape)])
+    return out, n
 
 
 def extreme(name, a, axis, keepdims, initial) -> Array | None:
@@ -91,14 +102,10 @@ def mean(a, axis, keepdims) -> Array | None:
     if v is None:
         return None
     check_axes_index(v.shape, axis)
-    axes = _axes(axis, v.ndim)
-    if axes is None:
+    summed = _sum(v, axis, keepdims)
+    if summed is None:
         return None
-    n = 1
-    for i in axes:
-        n *= v.shape[i]
-    total = _impl[red.reduce_sum_p](v, axes=axes, out_sharding=None)
-    if keepdims:
-        total = np.reshape(total, [1 if i in axes else d for i, d in enumerate(v.shape)])
-    one_over_n = _impl[ew.div_p](np.ones((), v.dtype), np.asarray(n, v.dtype))
-    return Array(_impl[ew.mul_p](np.asarray(total), np.asarray(one_over_n), out_dtype=None), False)
+    total, n = summed
+    with np.errstate(all="ignore"):  # (div's and mul's impls for float32/float64: IEEE's)
+        one_over_n = np.true_divide(v.dtype.type(1), v.dtype.type(n))
+        return Array(np.multiply(np.asarray(total), one_over_n), False)
