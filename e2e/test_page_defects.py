@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 
 import pytest
@@ -340,12 +342,27 @@ def test_the_embed_opens_the_call_and_stage_the_playground_showed(page: Page, co
     page.get_by_test_id("stage-tab").first.click()
     grad_tabs, shown = shown, _stage_tabs(page)
     assert shown[1] == 0 and shown[0] != grad_tabs[0], (grad_tabs, shown)
-    embed.close()
-    # (a new page: the same URL with another fragment would not load the embed again)
-    embed = context.new_page()
-    embed.goto(_embed_of_share(page))
-    expect(embed.get_by_test_id("embed-status")).to_contain_text("ok", timeout=90_000)
-    assert _stage_tabs(embed) == shown
+    src = _embed_of_share(page)
+    fresh = context.new_page()
+    fresh.goto(src)
+    expect(fresh.get_by_test_id("embed-status")).to_contain_text("ok", timeout=90_000)
+    assert _stage_tabs(fresh) == shown
+    fresh.close()
+    k = re.search(r"[&#]k=(\d+)", src)
+    assert k, src
+
+    def linked_call():  # (the playground link's session, base64 JSON in its fragment)
+        s = embed.get_by_test_id("open-in-playground").get_attribute("href").split("#s=", 1)[1]
+        return json.loads(base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))).get("k")
+
+    before = linked_call()
+    # The open embed, pointed at that call and stage by its fragment alone (which loads nothing),
+    # follows too: it kept showing the first view.
+    embed.evaluate("hash => { location.hash = hash }", src.split("#", 1)[1])
+    tabs = embed.get_by_test_id("stage-tab")
+    expect(tabs).to_have_text(shown[0])
+    expect(tabs.nth(shown[1])).to_have_attribute("aria-selected", "true")
+    assert linked_call() == int(k.group(1)) != before, before
     embed.close()
 
 

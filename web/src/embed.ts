@@ -36,8 +36,11 @@ export async function startEmbed(id: string, root: HTMLElement) {
   }
   // The call, stage, form and look the embed was shared with (the link's view fragment); the
   // "Open in playground" link carries them too.
-  const view = parseViewFragment(location.hash);
-  const session: Session = { ...s, stage: view.stage, ir: view.ir, irView: view.irView, heat: view.heat, diff: view.diff, call: view.call };
+  const viewed = (hash: string): Session => {
+    const view = parseViewFragment(hash);
+    return { ...s!, stage: view.stage, ir: view.ir, irView: view.irView, heat: view.heat, diff: view.diff, call: view.call };
+  };
+  const session = viewed(location.hash);
   const want = new URLSearchParams(location.search).get("panel") as PanelName | null;
   const panel: PanelName = want && EMBED_PANELS.includes(want) ? want : EMBED_PANELS.includes(session.panel) ? session.panel : "output";
   const lines = session.code.replace(/\n$/, "").split("\n");
@@ -45,32 +48,43 @@ export async function startEmbed(id: string, root: HTMLElement) {
     lines.map((l, i) => h("div", { class: "embed-line" }, h("span", { class: "embed-ln" }, String(i + 1)), l || " ")));
   const status = h("span", { class: "muted", testid: "embed-status" }, "running…");
   const result = h("div", { class: "embed-panel", testid: "embed-panel", "data-panel": panel });
+  const open = h("a", { href: playgroundLink(session, id), target: "_blank", rel: "noopener", testid: "open-in-playground" }, "Open in playground ↗");
   const head = h("div", { class: "embed-head" },
     h("strong", null, "jaxplay"),
     h("code", { class: "mono" }, session.function ?? "script"),
     status,
     h("span", { class: "grow" }),
-    h("a", { href: playgroundLink(session, id), target: "_blank", rel: "noopener", testid: "open-in-playground" }, "Open in playground ↗"));
+    open);
   replace(root, head, h("div", { class: "embed-main" }, code, result));
   try {
     const report = await run(toRequest(session), new AbortController().signal);
     status.textContent = report.ok ? `ok · ${report.label ?? ""}` : "failed";
     status.dataset.ok = String(report.ok);
     const noop = () => undefined;
-    // The call the playground showed, picked as the playground picks it.
-    const call = report.calls[openCallIndex(report, view.call)] ?? null;
-    if (panel === "ir") {
-      const ir = new IRPanel({ onSourceLines: noop });
-      ir.preferStage(view.stage);
-      ir.setForm(view.ir ?? "jaxpr");
-      ir.setLook(view);
-      result.appendChild(ir.el);
-      ir.show(call);
-    } else if (panel === "timings") {
-      result.appendChild(renderTimings(report, report.calls.length > 1 ? call?.id ?? null : null));
-    } else {
-      result.appendChild(renderOutput(report, { gotoLine: noop }));
-    }
+    const show = (hash: string) => {
+      const view = parseViewFragment(hash);
+      // The call the playground showed, picked as the playground picks it.
+      const call = report.calls[openCallIndex(report, view.call)] ?? null;
+      if (panel === "ir") {
+        const ir = new IRPanel({ onSourceLines: noop });
+        ir.preferStage(view.stage);
+        ir.setForm(view.ir ?? "jaxpr");
+        ir.setLook(view);
+        replace(result, ir.el);
+        ir.show(call);
+      } else if (panel === "timings") {
+        replace(result, renderTimings(report, report.calls.length > 1 ? call?.id ?? null : null));
+      } else {
+        replace(result, renderOutput(report, { gotoLine: noop }));
+      }
+    };
+    show(location.hash);
+    // A page hosting the embed may point it at another call or stage by its fragment alone, which
+    // loads nothing: the same run is shown again, as asked (it kept showing the first view).
+    window.addEventListener("hashchange", () => {
+      show(location.hash);
+      open.setAttribute("href", playgroundLink(viewed(location.hash), id));
+    });
   } catch (e) {
     status.textContent = "failed";
     result.appendChild(h("p", { class: "error-text" }, (e as Error).message));
