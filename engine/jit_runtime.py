@@ -354,6 +354,10 @@ def _compile_loop() -> None:
                 return
             job = _queue.popleft()
         with _compile_lock:
+            if "numba" in sys.modules:  # (its warning contexts raced the user's: numba_warnings)
+                from .backends import numba_warnings
+
+                numba_warnings.install()
             job.run()
 
 

@@ -8,7 +8,7 @@ from .. import ad, batching, core, ir, narrow_dtypes
 from . import complex_numbers, libm_f32
 from . import complex64_xla
 from .complex64_xla import complex64_or
-from .float32_impls import erf, erf_inv, libm_or, logistic, xla_kernel_or
+from .float32_impls import erf, erf_inv, libm_or, logistic, negative_nan_past_one, xla_kernel_or
 from .float32_impls import rsqrt as rsqrt_impl
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
@@ -196,29 +196,11 @@ cos_p = unop("cos", complex64_or("cos", libm_or("cos", np.cos)), (_FLOAT, _COMPL
 tan_p = unop("tan", complex64_or("tan", libm_or("tan", np.tan)), (_FLOAT, _COMPLEX))
 
 
-def _negative_nan_past_one(f):
-    """``f`` (asin or acos) with the NaN XLA gives where ``|x| > 1``: it computes both from
-    ``sqrt((1 - x) * (1 + x))``, whose square root of a negative is x86's default NaN, negative.
-    (numpy's functions are the C library's, whose NaN there is positive on some CPUs: glibc's on an
-    AVX2 one, where the AVX-512 one's SVML gives XLA's.)"""
-
-    def g(x, **params):
-        out = f(x, **params)
-        return np.where(np.abs(x) > 1, np.asarray(-np.nan, out.dtype), out)
-
-    g.__name__ = f.__name__
-    return g
-
-
 asin_p = unop(
-    "asin",
-    complex64_or("asin", libm_or("asin", _negative_nan_past_one(_errs(np.arcsin)))),
-    (_FLOAT, _COMPLEX),
+    "asin", complex64_or("asin", libm_or("asin", negative_nan_past_one(np.arcsin))), (_FLOAT, _COMPLEX)
 )
 acos_p = unop(
-    "acos",
-    complex64_or("acos", libm_or("acos", _negative_nan_past_one(_errs(np.arccos)))),
-    (_FLOAT, _COMPLEX),
+    "acos", complex64_or("acos", libm_or("acos", negative_nan_past_one(np.arccos))), (_FLOAT, _COMPLEX)
 )
 atan_p = unop("atan", complex64_or("atan", libm_or("atan", np.arctan)), (_FLOAT, _COMPLEX))
 sinh_p = unop("sinh", complex64_or("sinh", xla_kernel_or("sinh", _errs(np.sinh))), (_FLOAT, _COMPLEX))

@@ -104,3 +104,18 @@ def libm_or(name, f):
 
     g.__name__ = name
     return g
+
+
+def negative_nan_past_one(f):
+    """``f`` (asin or acos) with the NaN XLA gives where ``|x| > 1``: it computes both from
+    ``sqrt((1 - x) * (1 + x))``, whose square root of a negative is x86's default NaN, negative.
+    (numpy's functions are the C library's, whose NaN there is positive on some CPUs: glibc's on an
+    AVX2 one, where the AVX-512 one's SVML gives XLA's.)"""
+
+    def g(x, **params):
+        with np.errstate(all="ignore"):
+            out = f(x, **params)
+        return np.where(np.abs(x) > 1, np.asarray(-np.nan, out.dtype), out)
+
+    g.__name__ = f.__name__
+    return g
