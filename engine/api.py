@@ -311,7 +311,8 @@ def value_and_grad(
             )
         _check_output_dtype("grad", aval.dtype, holomorphic)
         seed = lax.full((), 1.0, aval.dtype, aval.weak_type)
-        if "engine.parallel.spmd" in sys.modules:  # (a shard_map's result is typed on its mesh)
+        # (a staged shard_map's result is typed on its mesh; a value not traced has no mesh to find)
+        if isinstance(ans, core.Tracer) and "engine.parallel.spmd" in sys.modules:
             from .parallel.value_mesh import seed_on_mesh
 
             seed = seed_on_mesh(ans, seed)
