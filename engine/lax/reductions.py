@@ -7,6 +7,8 @@ slices), so zeros and ties need no special cases and higher orders come for free
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import ad, batching, core, dims, staging
@@ -73,9 +75,11 @@ _accurate_sum = accumulating(np.sum)
 def _reduce_sum_impl(x, *, axes, out_sharding=None):
     x = np.asarray(x)
     kept = [n for d, n in enumerate(x.shape) if d not in {a % x.ndim for a in axes}]
-    if int(np.prod(kept)) == x.size:  # (over dimensions of length 1 only: XLA reshapes, -0. kept)
+    if math.prod(kept) == x.size:  # (over dimensions of length 1 only: XLA reshapes, -0. kept)
         return x.reshape(kept).copy()
     # float32 (and large float64) in XLA's order, its bits rather than a more accurate sum
+    if x.dtype.char == "f" and x.size < sum_order.TREE_LIMIT:  # (the common case: no dtype ==)
+        return sum_order.sum_f32(x, tuple(axes))
     if sum_order.xla_ordered(x.dtype, x.size):
         if x.size < sum_order.TREE_LIMIT:
             return sum_order.sum_f32(x, tuple(axes))

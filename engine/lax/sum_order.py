@@ -256,7 +256,9 @@ def sum_f32(
         rows, cols = x.shape[-2:] if x.ndim == 2 else (0, 0)
         vectorized = _lanes(rows, cols) and body != "scalar"
         if len(reduced) == 2 and 1 < rows <= WINDOW and 1 < cols <= WINDOW and not vectorized:
-            return _in_order(x.reshape(-1), np.zeros((), f32)).reshape(())  # (one loop, in order, from 0)
+            # (one loop, in order, from +0: the running sums of accumulate's, from x[0], differ from
+            # it only in a zero's sign until a nonzero term, and the last +0 makes any -0 +0)
+            return np.asarray(np.add.accumulate(x.reshape(-1))[-1] + f32(0))
     # (XLA drops axes of length 1 first: they decide which loops are innermost)
     dims = [d for d in range(x.ndim) if x.shape[d] != 1]
     x = x.reshape([x.shape[d] for d in dims])

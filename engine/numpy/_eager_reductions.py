@@ -65,6 +65,10 @@ def _sum(v: np.ndarray, axis, keepdims) -> tuple[np.ndarray, int] | None:
     ):  # (the whole of a float32 vector: where reduce_sum's impl comes to, without the dispatch)
         out = sum_order._sum_1d(v)
         return (out.reshape(1) if keepdims else out), v.shape[0]
+    if axis is None and v.dtype.char == "f" and 1 < v.size < sum_order.TREE_LIMIT:
+        # (the whole of a float32 array, as reduce_sum's impl sums it, without the dispatch)
+        out = sum_order.sum_f32(v, tuple(range(v.ndim)))
+        return (out.reshape((1,) * v.ndim) if keepdims else out), v.size
     axes = _axes(axis, v.ndim)
     if axes is None:
         return None
@@ -95,11 +99,11 @@ def extreme(name, a, axis, keepdims, initial) -> Array | None:
     return _result(out, v.shape, axes, keepdims)
 
 
-def mean(a, axis, keepdims) -> Array | None:
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None) -> Array | None:
     """``jnp.mean(a, axis, keepdims=keepdims)``: the sum times the rounded reciprocal of the count
     (``divide_by_constant``: what XLA computes), or None (the general path)."""
     v = _operand(a)
-    if v is None:
+    if v is None or dtype is not None or out is not None or where is not None:
         return None
     check_axes_index(v.shape, axis)
     summed = _sum(v, axis, keepdims)

@@ -260,7 +260,7 @@ def divide_by_constant(total, n):
     return lax.mul(total, lax.div(np.ones((), total.dtype), n))
 
 
-@jitted_inline(static_argnames=("axis", "dtype", "keepdims"))
+@jitted_inline(static_argnames=("axis", "dtype", "keepdims"), eager=_eager_reductions.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
     """Arithmetic mean over ``axis``; integer inputs give float32.
 
@@ -269,10 +269,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     """
     check_arraylike("mean", a)
     no_out("mean", out)
-    if dtype is None and where is None:
-        fast = _eager_reductions.mean(a, axis, keepdims)
-        if fast is not None:
-            return fast
     a = as_operand(a)
     if where is None:
         check_axes_index(a.shape, axis)

@@ -277,17 +277,22 @@ def _check_devices(fn, args) -> None:
     check_committed(fn.__name__, tuple(positional), *args)
 
 
-def jitted_inline(fn=None, *, static_argnames=()):
+def jitted_inline(fn=None, *, static_argnames=(), eager=None):
     """Decorate a jnp function JAX defines under ``jax.jit(..., inline=True)``: no equation of its
     own in a jaxpr; eagerly under a transfer guard, its host arguments are transferred and its own
-    constants are not (they are constants of JAX's compiled program)."""
+    constants are not (they are constants of JAX's compiled program). ``eager``: as
+    ``staged_as_jit``'s, an eager call's result for the common case, or None."""
     if fn is None:
-        return functools.partial(jitted_inline, static_argnames=static_argnames)
+        return functools.partial(jitted_inline, static_argnames=static_argnames, eager=eager)
 
     jitted: list = []
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if eager is not None and not core.staging_anywhere[0] and not transfers.active[0]:
+            out = eager(*args, **kwargs)
+            if out is not None:
+                return out
         if transfers.active[0]:
             return transfers.call_jitted(fn, args, kwargs, static_argnames)
         args = typed_as_primals(args)
