@@ -77,10 +77,20 @@ def mem_space_to_kind(space: MemorySpace) -> str:
     return "pinned_host" if space is MemorySpace.Host else "device"
 
 
+# Whether a shard_map body with checked varying axes is being traced or run (``ShapedArray.vma``
+# then says which axes a value varies over), and lax/varying.py's hooks there, which
+# ``Primitive.bind`` and ``abstract_eval`` call: (prim, args, params) -> args pvary'd alike, and
+# (prim, avals, params, out) -> out typed.
+vma_checking = [0]
+vma_hooks: list = [None, None]
+
+
 class ShapedArray:
     """The abstract value of an array: what tracing knows about it."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "memory_space")
+    # vma: the mesh axes a value varies over inside a shard_map body whose varying axes are checked
+    # (JAX's ``varying manual axes``, in mesh order; empty everywhere else)
+    __slots__ = ("shape", "dtype", "weak_type", "memory_space", "vma")
     array_abstraction_level = 1
 
     def __init__(
@@ -90,6 +100,7 @@ class ShapedArray:
         weak_type: bool = False,
         *,
         memory_space: MemorySpace = DEVICE,
+        vma: tuple = (),
     ):
         # Hot path: shapes from numpy are already tuples of ints, dtypes already np.dtype.
         self.shape: tuple[int, ...] = shape if type(shape) is tuple else tuple(map(dims.as_dim, shape))
@@ -98,6 +109,7 @@ class ShapedArray:
         self.dtype: DType = dtype
         self.weak_type = weak_type
         self.memory_space = memory_space
+        self.vma = vma
 
     @property
     def ndim(self) -> int:
@@ -113,12 +125,14 @@ class ShapedArray:
         dtype: DType | npt.DTypeLike | None = None,
         weak_type: bool | None = None,
         memory_space: MemorySpace | None = None,
+        vma: tuple | None = None,
     ) -> "ShapedArray":
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             memory_space=self.memory_space if memory_space is None else memory_space,
+            vma=self.vma if vma is None else vma,
         )
 
     def strip_weak_type(self) -> "ShapedArray":
@@ -131,10 +145,11 @@ class ShapedArray:
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
             and self.memory_space is other.memory_space
+            and self.vma == other.vma
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type, self.memory_space))
+        return hash((self.shape, self.dtype, self.weak_type, self.memory_space, self.vma))
 
     def _space(self) -> str:  # JAX's annotation of a type outside device memory: ``<host>``
         return "" if self.memory_space is DEVICE else f"<{self.memory_space.name.lower()}>"

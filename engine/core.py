@@ -58,6 +58,7 @@ from .avals import extended_dtypes as extended_dtypes
 from .avals import float0 as float0
 from .avals import mem_kind_to_space as mem_kind_to_space
 from .avals import mem_space_to_kind as mem_space_to_kind
+from .avals import vma_checking as vma_checking, vma_hooks as vma_hooks
 from .avals import raise_to_shaped as raise_to_shaped
 
 if TYPE_CHECKING:
@@ -126,6 +127,8 @@ class Primitive:
 
     def bind(self, *args: Value, **params: Any) -> Value:
         """The result of applying this primitive (a list of them if ``multiple_results``)."""
+        if vma_checking[0]:
+            args = vma_hooks[0](self, args, params)
         trace = find_top_trace(args)
         if trace.main.level:
             args = [trace.full_raise(a) for a in args]  # type: ignore[assignment]  # a list, not a tuple() copy: hot
@@ -148,6 +151,8 @@ class Primitive:
         if rule is None:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
         out = rule(*avals, **params)
+        if vma_checking[0]:
+            out = vma_hooks[1](self, avals, params, out)
         for a in avals:
             if getattr(a, "memory_space", DEVICE) is not DEVICE:  # (rare: keep the common path short)
                 return _memory_space_rule(self, avals, params, out)
@@ -163,7 +168,9 @@ def _memory_space_rule(prim: Primitive, avals: Sequence[Any], params: Params, ou
     if prim in memory_space_rules:
         rule = memory_space_rules[prim]
         return out if rule is None else rule(avals, params, out)
-    if any(_holds_jaxprs(v) for v in params.values()):  # (calls, control flow: their bodies' types)
+    from .ir import holds_jaxprs
+
+    if holds_jaxprs(params):  # (calls, control flow: their bodies' types)
         return out
     space = DEVICE
     first = None
@@ -179,14 +186,6 @@ def _memory_space_rule(prim: Primitive, avals: Sequence[Any], params: Params, ou
     if prim.multiple_results:
         return [o.update(memory_space=space) if isinstance(o, ShapedArray) else o for o in out]
     return out.update(memory_space=space) if isinstance(out, ShapedArray) else out
-
-
-def _holds_jaxprs(value: Any) -> bool:
-    from .ir import ClosedJaxpr, Jaxpr
-
-    if isinstance(value, (tuple, list)):
-        return any(_holds_jaxprs(v) for v in value)
-    return isinstance(value, (ClosedJaxpr, Jaxpr))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -697,6 +697,15 @@ def drop_unused_binders(jaxpr: Jaxpr) -> Jaxpr:
     return Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs)
 
 
+def holds_jaxprs(params: dict[str, Any]) -> bool:
+    """Whether equation ``params`` carry a jaxpr (a call's, control flow's)."""
+
+    def holds(v: Any) -> bool:
+        return isinstance(v, (ClosedJaxpr, Jaxpr)) or (isinstance(v, (tuple, list)) and any(map(holds, v)))
+
+    return any(holds(v) for v in params.values())
+
+
 def subjaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
     """The sub-jaxprs an equation carries in its params (jit, cond branches, scan bodies...)."""
     for v in eqn.params.values():

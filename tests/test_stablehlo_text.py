@@ -35,7 +35,13 @@ def test_identical_count(results):
 
 
 # Programs whose text differs from JAX's, and why; the test fails when one starts matching.
-KNOWN_DIFFERENT: dict[str, str] = {}
+KNOWN_DIFFERENT: dict[str, str] = {
+    "learner_shard_map_grad_checked": (
+        "JAX's partial evaluation of a checked shard_map forwards a known input to the backward "
+        "computation instead of returning it, and keeps pmean's divisor as a residual (f32[1]); the "
+        "engine returns the input's block and divides by the constant in the backward body"
+    ),
+}
 
 
 def test_programs_that_print_differently_are_known(results):

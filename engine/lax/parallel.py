@@ -481,6 +481,10 @@ def _psum_leaf(v, axes):
         constant = _psum_of_constants([v], axes)
         if constant is not None:
             return constant[0]
+    if core.vma_checking[0] and not _positional(axes):  # (JAX's bind_psum_invariant)
+        from .varying import pvary_to
+
+        return psum_invariant_p.bind(pvary_to(v, axes), axes=axes)
     return psum_p.bind(v, axes=axes, **_NO_GROUPS)[0]
 
 
@@ -728,8 +732,9 @@ def _no_groups(groups):
 
 
 # ---------------------------------------------------------------------------------------------
-# pvary: mark a value as varying over mesh axes (a type change: no data moves). Its cotangent
-# passes through: shard_map's transpose sums the cotangents of replicated arguments itself.
+# pvary: mark a value as varying over mesh axes (a type change: no data moves). As in JAX its
+# transpose is psum_invariant (each device's cotangent of the invariant operand is a share of
+# the whole) and psum_invariant's is pvary.
 pvary_p = core.Primitive("pvary", multiple_results=True)
 pvary_p.def_impl(lambda *xs, axes: list(xs))
 pvary_p.def_abstract_eval(lambda *avals, axes: list(avals))
@@ -737,7 +742,9 @@ ad.jvp_rules[pvary_p] = lambda primals, tangents, *, axes: (
     pvary_p.bind(*primals, axes=axes),
     [t if type(t) is ad.Zero else pvary_p.bind(t, axes=axes)[0] for t in tangents],
 )
-ad.transpose_rules[pvary_p] = lambda cts, *args, axes: [ad.instantiate_zeros(c) for c in cts]
+ad.transpose_rules[pvary_p] = lambda cts, *args, axes: [
+    psum_invariant_p.bind(ad.instantiate_zeros(c), axes=axes) for c in cts
+]
 batching.batch_rules[pvary_p] = lambda size, vals, dims, *, axes: (pvary_p.bind(*vals, axes=axes), list(dims))
 
 
@@ -764,12 +771,14 @@ def pvary(x, axis_name):
 
 
 # psum_invariant: JAX's name for a one-operand psum inside a shard_map whose varying axes are
-# checked (check_vma=True): same values and rules as psum's; shard_map stages it (spmd).
+# checked (check_vma=True): psum's values; its operand varies over its axes (lax/varying.py), its
+# result does not, and its transpose is pvary.
 psum_invariant_p = Primitive("psum_invariant")
 psum_invariant_p.def_abstract_eval(_reduced_aval)
 psum_invariant_p.def_impl(lambda x, *, axes: _psum_impl(x, axes=axes)[0])
-_linear(psum_invariant_p, lambda ct, *, axes: psum_invariant_p.bind(ct, axes=axes))
+_linear(psum_invariant_p, lambda ct, *, axes: pvary_p.bind(ct, axes=axes)[0])
 
 collective_primitives = (*collective_primitives, psum_invariant_p)
+
 
 from . import parallel_batching  # noqa: E402,F401  (registers the collectives' batching rules)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import core
 from ..core import Array, ShapedArray
+from ..lax.varying import checking_vma, vma_rule
 from ..sharding import Mesh
 from .named import NamedShardedArray, put_sharded
 from .spmd import (
@@ -24,7 +25,6 @@ from .spmd import (
     _sharding,
     _stacked_spec,
     _trace_body,
-    _vma_rule,
 )
 
 
@@ -92,7 +92,7 @@ class ShardMapTrace(core.Trace):
             mesh=mesh,
             check_vma=False,
         )
-        vma = _in_mesh_order(mesh, _vma_rule(primitive, params, [t.vma for t in tracers]))
+        vma = _in_mesh_order(mesh, vma_rule(primitive, params, [t.vma for t in tracers]))
         res = [ShardMapTracer(self, o, a, vma) for o, a in zip(outs, out_avals)]
         return res if primitive.multiple_results else res[0]
 
@@ -102,7 +102,10 @@ class ShardMapTracer(core.Tracer):
     __slots__ = ("val", "_aval", "vma")
 
     def __init__(self, trace, val: NamedShardedArray, aval: ShapedArray, vma: tuple):
-        self._trace, self.val, self._aval, self.vma = trace, val, aval, tuple(vma)
+        vma = tuple(vma)
+        if type(aval) is ShapedArray and aval.vma != vma and core.vma_checking[0]:
+            aval = aval.update(vma=vma)  # (what the operations on it match their operands by)
+        self._trace, self.val, self._aval, self.vma = trace, val, aval, vma
 
     @property
     def aval(self) -> ShapedArray:
@@ -133,7 +136,7 @@ def run_eagerly(f, fun_name, mesh, leaves, in_tree, in_sp, out_specs, check_vma)
     from ..tree_util import tree_flatten, tree_unflatten
 
     k = len(mesh.axis_names)
-    with core.new_main(ShardMapTrace, global_data=mesh) as main:
+    with core.new_main(ShardMapTrace, global_data=mesh) as main, checking_vma(check_vma):
         trace = main.trace = ShardMapTrace(main)
         tracers = []
         for x, spec in zip(leaves, in_sp):
@@ -149,8 +152,8 @@ def run_eagerly(f, fun_name, mesh, leaves, in_tree, in_sp, out_specs, check_vma)
             )
             vma = _in_mesh_order(mesh, _mentioned(spec))
             tracers.append(ShardMapTracer(trace, val, block, vma))
-        with _manual_axes(mesh), core.new_dynamic(main):  # (collectives' wrappers ask for axis sizes)
-            out = f(*tree_unflatten(in_tree, tracers))
+        with _manual_axes(mesh), core.new_dynamic(main):
+            out = f(*tree_unflatten(in_tree, tracers))  # (collectives' wrappers ask for axis sizes)
         out_leaves, out_tree = tree_flatten(out)
         out_tracers = [trace.full_raise(o) for o in out_leaves]
     out_sp = _out_specs(out_specs, out, [t.aval for t in out_tracers], mesh)

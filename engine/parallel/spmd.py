@@ -31,6 +31,7 @@ from .. import ad, batching, core, ir, monitoring
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from ..lax import parallel as lax_parallel
+from ..lax.varying import checking_vma, vma_rule
 from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
 from ..sharding import CPU_DEVICE, use_abstract_mesh
 from ..staging import trace_to_jaxpr
@@ -121,11 +122,21 @@ def _manual_axes(mesh: Mesh):
         yield
 
 
-def _trace_body(f, avals, mesh, debug=None) -> tuple[ClosedJaxpr, list]:
+def _trace_body(f, avals, mesh, debug=None, specs=None) -> tuple[ClosedJaxpr, list]:
+    """``f`` traced as a body on ``mesh``; with ``specs`` (its operands', in a body whose varying
+    axes are checked) each operand varies over the axes its spec names."""
     from ..jit import _hoist_tracer_consts
 
-    with _manual_axes(mesh):
+    if specs is not None:
+        vmas = [_in_mesh_order(mesh, _mentioned(s)) for s in specs]
+        avals = [a.update(vma=v) if type(a) is ShapedArray else a for a, v in zip(avals, vmas)]
+    with _manual_axes(mesh), checking_vma(specs is not None):
         return _hoist_tracer_consts(trace_to_jaxpr(f, avals, None, debug))
+
+
+def _checked(params, specs):
+    """``specs`` for ``_trace_body`` where the shard_map's ``params`` check varying axes, else None."""
+    return list(specs) if params.get("check_vma") else None
 
 
 def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
@@ -269,9 +280,9 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **par
         return [*pout, *[ad.instantiate_zeros(t) for t in tout]]
 
     t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
-    body, hoisted = _trace_body(f, [*in_avals, *t_avals], mesh)
     tvals = [t for t in tangents if type(t) is not ad.Zero]
     t_specs = [s for s, nz in zip(in_specs, nonzero) if nz]
+    body, hoisted = _trace_body(f, [*in_avals, *t_avals], mesh, specs=_checked(params, [*in_specs, *t_specs]))
     outs = _bind(
         hoisted,
         [*primals, *tvals],
@@ -290,11 +301,13 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
 
     undef = [ad.is_undefined(a) for a in args]
     defined = [(a, s) for a, s, u in zip(args, in_specs, undef) if not u]
-    # A result replicated over some axes was counted once: each copy takes its share.
+    checked = bool(params.get("check_vma"))
+    # Unchecked, a result replicated over some axes was counted once: each copy takes its share
+    # (checked, the body's own psum_invariant and pvary transposes share it, as in JAX).
     shared = []
     for c, s in zip(cts, out_specs):
         c = ad.instantiate_zeros(c)
-        copies = math.prod(mesh.shape[a] for a in _unmentioned(mesh, s))
+        copies = 1 if checked else math.prod(mesh.shape[a] for a in _unmentioned(mesh, s))
         shared.append(c if copies == 1 else lax.div(c, float(copies)))
     undef_avals = [
         a.aval.update(shape=_block_shape(mesh, a.aval.shape, s))
@@ -317,13 +330,14 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
         res = []
         for o, s in zip(outs, undef_specs):
             o = ad.instantiate_zeros(o)
-            over = _unmentioned(mesh, s)
+            over = () if checked else _unmentioned(mesh, s)
             if over:  # the argument was replicated there: its cotangent sums the copies'
                 (o,) = lax_parallel.psum_p.bind(o, axes=over, axis_index_groups=None)
             res.append(o)
         return res
 
-    closed, hoisted = _trace_body(f, avals, mesh)
+    specs = list(out_specs) + [s for _, s in defined]
+    closed, hoisted = _trace_body(f, avals, mesh, specs=_checked(params, specs))
     outs = _bind(
         hoisted,
         shared + [a for a, _ in defined],
@@ -345,15 +359,16 @@ def _local_aval(mesh, x, spec) -> ShapedArray:
 def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
     new_vals, mapped, avals, f = batching.batch_leading(jaxpr, size, vals, dims)
     specs = [((), *s) if m else s for s, m in zip(in_specs, mapped)]
-    body, hoisted = _trace_body(f, avals, mesh)
+    body, hoisted = _trace_body(f, avals, mesh, specs=_checked(params, specs))
     outs = _bind(hoisted, new_vals, specs, [((), *s) for s in out_specs], body, mesh=mesh, **params)
     return outs, [0] * len(outs)
 
 
-def _split(jaxpr: ClosedJaxpr, unks_in, mesh):
+def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
     """The known body (residuals first, then its known results) and the unknown body (its
     unknown inputs, then the residuals), as JAX lays them out. Each device's residual blocks are
-    stacked along their first dimension over all mesh axes (a scalar becomes shape ``(1,)``)."""
+    stacked along their first dimension over all mesh axes (a scalar becomes shape ``(1,)``);
+    in a ``checked`` body, over the axes the residual varies over (an invariant one is not)."""
     from ..lax import api as lax
 
     j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in)
@@ -380,10 +395,13 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh):
             rs = [r if v.aval.ndim else lax.squeeze(r, (0,)) for r, v in zip(rs, res)]
             return eval_jaxpr(j2, [*rs, *ins], [])
 
-        with _manual_axes(mesh):
+        with _manual_axes(mesh), checking_vma(checked):
             known = trace_to_jaxpr(known_fun, [v.aval for v in j1.in_binders])
             unknown = trace_to_jaxpr(unknown_fun, [*[v.aval for v in j2.in_binders[num_res:]], *res_avals])
-    res_specs = [(tuple(mesh.axis_names),) for _ in res_avals]
+    if checked:
+        res_specs = [(v.aval.vma,) if getattr(v.aval, "vma", ()) else () for v in res]
+    else:
+        res_specs = [(tuple(mesh.axis_names),) for _ in res_avals]
     return known, unknown, out_unks, res_avals, res_specs
 
 
@@ -391,7 +409,9 @@ def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs,
     from ..jit import _hoist_tracer_consts
 
     in_unknowns = [not t.pval.is_known for t in tracers]
-    known, unknown, out_unks, res_avals, res_specs = _split(jaxpr, in_unknowns, mesh)
+    known, unknown, out_unks, res_avals, res_specs = _split(
+        jaxpr, in_unknowns, mesh, bool(params.get("check_vma"))
+    )
     known, hoisted = _hoist_tracer_consts(known)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
     res_outs1 = _bind(
@@ -429,7 +449,9 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
     """Split a shard_map equation of a jaxpr being split (a shard_map in a jit under grad)."""
     p = eqn.params
     mesh = p["mesh"]
-    known, unknown, out_unks, res_avals, res_specs = _split(p["jaxpr"], unks_in, mesh)
+    known, unknown, out_unks, res_avals, res_specs = _split(
+        p["jaxpr"], unks_in, mesh, bool(p.get("check_vma"))
+    )
     res_vars = [Var(a.update(shape=_global_shape(mesh, a.shape, s))) for a, s in zip(res_avals, res_specs)]
     rest = _params(p)
     eqn1 = JaxprEqn(
@@ -473,31 +495,6 @@ batching.batch_rules[shard_map_p] = _shard_map_batch
 # results declared replicated (out_specs without an axis) are.
 
 
-def _vma_rule(prim, params, in_vmas) -> tuple:
-    """The axes an equation's results vary over, given its operands'."""
-    from ..lax.parallel import (
-        all_gather_p,
-        all_to_all_p,
-        axis_index_p,
-        pmax_p,
-        pmin_p,
-        ppermute_p,
-        psum_p,
-        psum_scatter_p,
-    )
-
-    union: set = set().union(*in_vmas) if in_vmas else set()
-    if prim in (psum_p, pmax_p, pmin_p, lax_parallel.psum_invariant_p):
-        return tuple(union - set(params["axes"]))
-    if prim in (all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
-        return tuple(union | set(params["axis_name"]))
-    if prim is axis_index_p:
-        return tuple(lax_parallel._names(params["axis_name"]))
-    if prim is lax_parallel.pvary_p:
-        return tuple(union | set(params["axes"]))
-    return tuple(union)
-
-
 def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxpr, list[tuple]]:
     """``jaxpr`` as JAX stages a body whose varying axes are checked: where an operation's
     operands vary over different mesh axes, the less varying ones are ``pvary``'d to match first
@@ -523,7 +520,8 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
         missing = _in_mesh_order(mesh, set(want) - set(vma(x)))
         if not missing:
             return x
-        out = Var(x.aval)
+        vary = _in_mesh_order(mesh, set(vma(x)) | set(missing))
+        out = Var(x.aval.update(vma=vary) if type(x.aval) is ShapedArray else x.aval)
         eqns.append(JaxprEqn(lax_parallel.pvary_p, [x], {"axes": missing}, [out], src))
         note(out, set(vma(x)) | set(missing))
         return out
@@ -542,7 +540,7 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
             continue
         if prim in (pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
             ins = [cast(ins[0], params["axes"] if prim in (pmax_p, pmin_p) else params["axis_name"], src)]
-            outs = _vma_rule(prim, params, [vma(ins[0])])
+            outs = vma_rule(prim, params, [vma(ins[0])])
         elif prim is jit_p:
             sub, outs_v = type_varying(params["jaxpr"].jaxpr, [vma(x) for x in ins], mesh)
             params = dict(params, jaxpr=ClosedJaxpr(sub, params["jaxpr"].consts))
@@ -552,9 +550,9 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
                 note(o, a)
             continue
         elif next(ir.subjaxprs(eqn), None) is not None:
-            outs = _vma_rule(prim, params, [vma(x) for x in ins])
+            outs = vma_rule(prim, params, [vma(x) for x in ins])
         else:
-            outs = _vma_rule(prim, params, [vma(x) for x in ins])
+            outs = vma_rule(prim, params, [vma(x) for x in ins])
             if len(ins) > 1 and prim is not lax_parallel.pvary_p:
                 ins = [cast(x, outs, src) for x in ins]
         eqns.append(eqn._replace(inputs=ins, params=params))
@@ -768,6 +766,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 
             return run_eagerly(f, fun_name, m, leaves, in_tree, in_sp, out_specs, check_vma)
         local_avals = [a.update(shape=_block_shape(m, a.shape, s)) for a, s in zip(avals, in_sp)]
+        checked_specs = list(in_sp) if check_vma else None
         out_store: list = []
 
         def local_fun(*vals):
@@ -777,7 +776,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             return out_leaves
 
         debug = debug_info("shard_map", f, args)  # (errors about its values: "for shard_map")
-        body, hoisted = _trace_body(local_fun, local_avals, m, debug)
+        body, hoisted = _trace_body(local_fun, local_avals, m, debug, checked_specs)
         out_tree, out_value = out_store
         out_sp = _out_specs(out_specs, out_value, body.out_avals, m)
         if check_vma:

@@ -77,13 +77,6 @@ def _shard_map(
 ) -> list[Value]:
     if ctx.module.manual:
         raise NotImplementedError("StableHLO text for a shard_map inside a shard_map is not implemented")
-    if _.get("check_vma") and _sums_invariant(jaxpr, in_specs):
-        # (JAX's checked bodies sum only varying values, pvary-ing first; the engine's transpose of
-        # a checked shard_map sums a replicated cotangent, where JAX's residuals and transposes
-        # differ: the module would not be JAX's)
-        raise NotImplementedError(
-            "StableHLO text for the transpose (grad) of a shard_map with check_vma=True is not implemented"
-        )
     names, sizes = tuple(mesh.axis_names), tuple(int(s) for s in mesh.axis_sizes)
     ctx.module.manual.append((names, sizes))
     try:
@@ -116,22 +109,6 @@ def _shard_map(
         attrs = {"in": ins_each, "out": outs_each, "manual": list(names), "returned": outs}
         results[0].op.spec = Spec("sdy.manual_computation", args, attrs)  # type: ignore[union-attr]
     return results
-
-
-def _sums_invariant(jaxpr: Any, in_specs: Any) -> bool:
-    """Whether a body sums (psum) a value that varies over no mesh axis."""
-    from ..lax import parallel as lp
-
-    body = getattr(jaxpr, "jaxpr", jaxpr)
-    varying = {v for v, s in zip(body.in_binders, in_specs) if any(e is not None for e in s)}
-    makes_varying = (lp.pvary_p, lp.all_gather_p, lp.ppermute_p, lp.axis_index_p, lp.all_to_all_p)
-    for e in body.eqns:
-        ins = [x for x in e.inputs if x in varying]
-        if e.primitive in (lp.psum_p, lp.psum_invariant_p) and len(ins) < len(e.inputs):
-            return True
-        if ins or e.primitive in makes_varying or e.primitive is lp.psum_scatter_p:
-            varying.update(e.out_binders)
-    return False
 
 
 @register(sharding_constraint_p)

@@ -34,6 +34,7 @@ EIGHT_DEVICE_TOPICS = frozenset(
         "ordered_effects",
         "default_device",
         "pmap_compiled",
+        "shard_map_grads",
     }
 )
 

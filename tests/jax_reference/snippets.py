@@ -1914,6 +1914,10 @@ from snippets_pswapaxes import PSWAPAXES  # noqa: E402
 
 SNIPPETS["pswapaxes"] = PSWAPAXES
 
+from snippets_shard_map_grads import SHARD_MAP_GRADS  # noqa: E402
+
+SNIPPETS["shard_map_grads"] = SHARD_MAP_GRADS
+
 from snippets_scipy_more import SCIPY_MORE  # noqa: E402
 
 SNIPPETS["scipy_more"] = SCIPY_MORE

@@ -1,0 +1,103 @@
+"""Varying manual axes (``core.vma_checking``): which mesh axes a value inside a shard_map body
+whose varying axes are checked varies over, and the ``pvary`` that makes an operation's operands
+agree first, as JAX's lax wrappers insert it (``insert_collective_pvary`` for a collective's
+operand). Importing this module installs the hooks ``Primitive.bind`` and ``abstract_eval`` call
+while such a body is traced or run."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from .. import core
+from ..core import ShapedArray
+from ..ir import holds_jaxprs
+from .parallel import (
+    _names,
+    _pmap_axes,
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_invariant_p,
+    psum_p,
+    psum_scatter_p,
+    pvary_p,
+)
+
+
+def vma_rule(prim, params, in_vmas) -> set:
+    """The axes an equation's results vary over, given its operands'."""
+    union: set = set().union(*in_vmas) if in_vmas else set()
+    if prim in (psum_p, pmax_p, pmin_p, psum_invariant_p):
+        return union - set(params["axes"])
+    if prim in (all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
+        return union | set(params["axis_name"])
+    if prim is axis_index_p:
+        return set(_names(params["axis_name"]))
+    if prim is pvary_p:
+        return union | set(params["axes"])
+    return union
+
+
+def mesh_order(axes) -> tuple:
+    """``axes`` in the order of the body's mesh (shard_map binds its axes in that order)."""
+    order = [n for n, _ in _pmap_axes]
+    return tuple(sorted(set(axes), key=lambda n: order.index(n) if n in order else len(order)))
+
+
+def _vma_of(x) -> tuple:
+    return getattr(x.aval, "vma", ()) if isinstance(x, core.Tracer) else ()
+
+
+def pvary_to(x, axes):
+    missing = mesh_order(set(axes) - set(_vma_of(x)))
+    return pvary_p.bind(x, axes=missing)[0] if missing else x
+
+
+# collective -> the param naming the axes its operand varies over first (JAX's
+# insert_collective_pvary)
+_COLLECTIVE_AXES = {
+    pmax_p: "axes",
+    pmin_p: "axes",
+    all_gather_p: "axis_name",
+    psum_scatter_p: "axis_name",
+    ppermute_p: "axis_name",
+    all_to_all_p: "axis_name",
+}
+
+
+def _match_vma(prim, args, params):
+    key = _COLLECTIVE_AXES.get(prim)
+    if key is not None:
+        return [pvary_to(a, _names(params[key])) for a in args]
+    if len(args) < 2 or prim is pvary_p or holds_jaxprs(params):
+        return args  # (calls and control flow: their bodies' operations match their own operands)
+    vmas = [_vma_of(a) for a in args]
+    union = set().union(*vmas)
+    if all(len(v) == len(union) for v in vmas):
+        return args
+    return [pvary_to(a, union) for a in args]
+
+
+def _vma_out(prim, avals, params, out):
+    vma = mesh_order(vma_rule(prim, params, [getattr(a, "vma", ()) for a in avals]))
+
+    def typed(o):
+        return o.update(vma=vma) if type(o) is ShapedArray and o.vma != vma else o
+
+    return [typed(o) for o in out] if prim.multiple_results else typed(out)
+
+
+core.vma_hooks[:] = [_match_vma, _vma_out]
+
+
+@contextmanager
+def checking_vma(on: bool):
+    """Trace or run a shard_map body with its varying axes checked (``on``) or not."""
+    prev, core.vma_checking[0] = core.vma_checking[0], int(on)
+    try:
+        yield
+    finally:
+        core.vma_checking[0] = prev
