@@ -80,7 +80,12 @@ def zeros_like_aval(aval: ShapedArray) -> Value:
         if not aval.shape or core._state.dynamic is None:
             return np.zeros(aval.shape, float0)
         return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
-    return lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
+    zeros = lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
+    if core.vma_checking[0] and aval.vma:  # (in a checked shard_map: varying as aval is)
+        from .lax.varying import pvary_to
+
+        return pvary_to(zeros, aval.vma)
+    return zeros
 
 
 def instantiate_zeros(t: Tangent) -> Value:

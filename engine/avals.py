@@ -85,6 +85,13 @@ vma_checking = [0]
 vma_hooks: list = [None, None]
 
 
+def vma_str(vma: tuple) -> str:
+    """How JAX's types write the mesh axes a value varies over (``{V:i}``, ``{V:(i,j)}``)."""
+    if not vma:
+        return ""
+    return "{V:" + (vma[0] if len(vma) == 1 else "(" + ",".join(vma) + ")") + "}"
+
+
 class ShapedArray:
     """The abstract value of an array: what tracing knows about it."""
 
@@ -160,11 +167,13 @@ class ShapedArray:
     def __repr__(self) -> str:  # JAX's: full dtype names (``ShapedArray(int32[4])``)
         name = "float0" if self.dtype == float0 else getattr(self.dtype, "name", str(self.dtype))
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({name}{self._space()}[{','.join(map(str, self.shape))}]{weak})"
+        return (
+            f"ShapedArray({name}{self._space()}[{','.join(map(str, self.shape))}]{vma_str(self.vma)}{weak})"
+        )
 
     def __str__(self) -> str:  # JAX's: ``~float32[2,3]`` (``~``: a weak type)
         name = "float0" if self.dtype == float0 else getattr(self.dtype, "name", str(self.dtype))
-        return f"{'~' if self.weak_type else ''}{name}{self._space()}[{','.join(map(str, self.shape))}]"
+        return f"{'~' if self.weak_type else ''}{name}{self._space()}[{','.join(map(str, self.shape))}]{vma_str(self.vma)}"
 
 
 def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:

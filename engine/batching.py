@@ -74,7 +74,7 @@ class BatchTracer(Tracer):
         del shape[self.batch_dim]
         if type(aval) is not ShapedArray:  # a batched mutable array ref
             return aval.update(shape=tuple(shape))
-        return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+        return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, vma=aval.vma)
 
     def __repr__(self) -> str:
         a, v = self.aval, core.get_aval(self.val)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import weakref
 
+from .avals import vma_str
 from .core import DEVICE, ShapedArray, jax_class_path
 from .sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 
@@ -15,14 +16,13 @@ class _PlainType(ShapedArray):
     """A ``ShapedArray`` that prints as JAX's ``typeof`` does (``float32[3]``, ``~float32[]`` weak;
     inside ``shard_map`` a value that varies over mesh axes shows them: ``float32[3]{V:i}``)."""
 
-    __slots__ = ("vma",)
+    __slots__ = ()
 
     def __init__(self, shape, dtype, weak_type=False, vma: tuple = (), *, memory_space=DEVICE):
-        super().__init__(shape, dtype, weak_type, memory_space=memory_space)
-        self.vma = tuple(vma)
+        super().__init__(shape, dtype, weak_type, memory_space=memory_space, vma=tuple(vma))
 
     def str_short(self) -> str:
-        return f"{self.dtype.name}{self._space()}[{','.join(map(str, self.shape))}]{_vma_str(self.vma)}"
+        return f"{self.dtype.name}{self._space()}[{','.join(map(str, self.shape))}]{vma_str(self.vma)}"
 
     @property
     def manual_axis_type(self):
@@ -33,12 +33,6 @@ class _PlainType(ShapedArray):
 
     def __repr__(self):
         return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
-
-
-def _vma_str(vma) -> str:
-    if not vma:
-        return ""
-    return "{V:" + (vma[0] if len(vma) == 1 else "(" + ",".join(vma) + ")") + "}"
 
 
 class ManualAxisType:
@@ -154,7 +148,7 @@ def typeof(x):
     aval = core.get_aval(x)
     if not isinstance(aval, core.ShapedArray):  # a mutable array ref: Ref{float32[3]}
         return aval
-    vma = getattr(x, "vma", ())
+    vma = getattr(x, "vma", ()) or aval.vma
     if vma:  # (a value inside shard_map knows the mesh axes it varies over, in mesh order)
         return _PlainType(aval.shape, aval.dtype, aval.weak_type, vma, memory_space=aval.memory_space)
     sharding = getattr(x, "named_sharding", None)

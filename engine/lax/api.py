@@ -391,7 +391,7 @@ def full_like(x, fill_value, dtype=None, shape=None):
     aval = _aval(x)
     weak = dtype is None and aval.weak_type
     out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak)
-    if getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
+    if core.vma_checking[0] or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
         from ..parallel.result_shardings import laid_out_like
 
         return laid_out_like(x, out, weak)

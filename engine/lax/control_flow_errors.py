@@ -22,8 +22,13 @@ from ..tree_util import tree_flatten_with_path, tree_unflatten
 
 
 def typematch(a: Any, b: Any) -> bool:
-    """Equal types up to weak typing (JAX's ``core.typematch``)."""
-    return a.shape == b.shape and a.dtype == b.dtype
+    """Equal types up to weak typing (JAX's ``core.typematch``): shapes, dtypes, and inside a
+    checked shard_map the mesh axes the values vary over."""
+    return a.shape == b.shape and a.dtype == b.dtype and _vma(a) == _vma(b)
+
+
+def _vma(a: Any) -> tuple:
+    return getattr(a, "vma", ())
 
 
 def type_str(a: Any) -> str:
@@ -33,7 +38,15 @@ def type_str(a: Any) -> str:
 
 def mismatch_extra(a: Any, b: Any) -> str:
     """What differs between two array types, as the tail of a sentence (``, so the ... match``)."""
-    what = [w for w, differs in (("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape)) if differs]
+    what = [
+        w
+        for w, differs in (
+            ("dtypes", a.dtype != b.dtype),
+            ("shapes", a.shape != b.shape),
+            ("manual axis types", _vma(a) != _vma(b)),
+        )
+        if differs
+    ]
     if not what:
         return ""
     sentences = [f"the {w} do not match" for w in what]
@@ -54,6 +67,25 @@ def _listing(diffs: list[str], item_end: str) -> str:
         "\n".join(f"  * {d};{item_end}" for d in diffs[:-1])
         + f"{'' if item_end else chr(10)}  * {diffs[-1]}.\n"
     )
+
+
+def _pcast_hint(fixes: list[str], bullet_end: str) -> str:
+    """JAX's suggestion to pcast values that vary over fewer mesh axes than their counterparts."""
+    if not fixes:
+        return ""
+    if len(fixes) == 1:
+        hint = f"This might be fixed by {fixes[0]}.\n"
+    else:
+        hint = "This might be fixed by:\n" + bullet_end.join(f"  * {d};" for d in fixes[:-1])
+        hint += f"{bullet_end}  * {fixes[-1]}.\n"
+    return (
+        hint
+        + "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n"
+    )
+
+
+def _pcast(axes) -> str:
+    return f"applying `jax.lax.pcast(..., {tuple(axes)}, to='varying')`"
 
 
 def _paths(tree: Any, avals: Sequence[Any]) -> list[tuple]:
@@ -105,17 +137,23 @@ def check_carry_type(
             f"differ:\n\n{_listing(diffs, chr(10))}\nRevise the function so that the carry output has the "
             "same pytree structure as the carry input."
         )
+    paths = _paths(in_tree, in_avals)
     diffs = [
         f"{component(p)} has type {type_str(a)} but the corresponding output carry component has type "
         f"{type_str(b)}{mismatch_extra(a, b)}"
-        for p, a, b in zip(_paths(in_tree, in_avals), in_avals, out_avals)
+        for p, a, b in zip(paths, in_avals, out_avals)
         if not typematch(a, b)
+    ]
+    fixes = [  # (JAX lists the axes in its set's order: the mesh's for one axis)
+        f"{_pcast(set(_vma(b)) - set(_vma(a)))}, to the initial carry value corresponding to {component(p)}"
+        for p, a, b in zip(paths, in_avals, out_avals)
+        if set(_vma(b)) - set(_vma(a))
     ]
     if diffs:
         raise TypeError(
             f"{name} function carry input and carry output must have equal types, but they differ:\n\n"
-            f"{_listing(diffs, chr(10))}\nRevise the function so that all output types match the "
-            "corresponding input types."
+            f"{_listing(diffs, chr(10))}\n{_pcast_hint(fixes, chr(10) * 2)}Revise the function so that "
+            "all output types match the corresponding input types."
         )
 
 
@@ -146,14 +184,23 @@ def check_branch_outputs(
             f"{api_name} branch outputs must have the same pytree structure, but they differ:\n\n{header}"
             f"{listed}\nRevise {name1} and/or {name2} so that they have the same pytree structure."
         )
+    paths = _paths(tree1, avals1)
     diffs = [
         f"the output of {name1}{at(p)} has type {type_str(a)} but the corresponding output of {name2} "
         f"has type {type_str(b)}{mismatch_extra(a, b)}"
-        for p, a, b in zip(_paths(tree1, avals1), avals1, avals2)
+        for p, a, b in zip(paths, avals1, avals2)
         if not typematch(a, b)
+    ]
+    # (JAX's own pairing: the axes the other branch's output lacks, for the branch whose output lacks some)
+    fixes = [
+        f"{_pcast(set(_vma(a1)) - set(_vma(a2)))} to the output of {n}{at(p)}"
+        for p, b1, b2 in zip(paths, avals1, avals2)
+        for n, a1, a2 in ((name1, b2, b1), (name2, b1, b2))
+        if set(_vma(a2)) - set(_vma(a1))
     ]
     if diffs:
         raise TypeError(
             f"{api_name} branches must have equal output types but they differ.\n\n{header}"
-            f"{_listing(diffs, '')}\nRevise {name1} and/or {name2} so that all output types match."
+            f"{_listing(diffs, '')}\n{_pcast_hint(fixes, chr(10))}Revise {name1} and/or {name2} so that "
+            "all output types match."
         )

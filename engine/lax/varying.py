@@ -7,6 +7,7 @@ while such a body is traced or run."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import Any
 
 from .. import core
 from ..core import ShapedArray
@@ -51,7 +52,7 @@ def _vma_of(x) -> tuple:
     return getattr(x.aval, "vma", ()) if isinstance(x, core.Tracer) else ()
 
 
-def pvary_to(x, axes):
+def pvary_to(x: Any, axes: Any) -> Any:
     missing = mesh_order(set(axes) - set(_vma_of(x)))
     return pvary_p.bind(x, axes=missing)[0] if missing else x
 

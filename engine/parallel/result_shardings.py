@@ -201,7 +201,13 @@ def _explicit_types(closed: ClosedJaxpr, args: Sequence, computed: list) -> list
 
 def laid_out_like(a, out, weak: bool):
     """JAX's ``lax.full_like``: an array of ``a``'s shape (or any shape, if ``a`` is replicated)
-    made from an array laid out on a mesh is laid out as ``a`` (not for a weak ``a``)."""
+    made from an array laid out on a mesh is laid out as ``a`` (not for a weak ``a``); inside a
+    checked shard_map it varies over the mesh axes ``a`` varies over."""
+    vma = getattr(core.get_aval(a), "vma", ()) if core.vma_checking[0] else ()
+    if vma:
+        from ..lax.varying import pvary_to
+
+        return pvary_to(out, vma)
     if weak or not (getattr(a, "on_mesh", False) or getattr(a, "on_one_device_mesh", False)):
         return out
     if not isinstance(out, core.Array) or (out.shape != a.shape and not a.sharding.is_fully_replicated):

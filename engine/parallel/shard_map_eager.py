@@ -156,9 +156,9 @@ def run_eagerly(f, fun_name, mesh, leaves, in_tree, in_sp, out_specs, check_vma)
             out = f(*tree_unflatten(in_tree, tracers))  # (collectives' wrappers ask for axis sizes)
         out_leaves, out_tree = tree_flatten(out)
         out_tracers = [trace.full_raise(o) for o in out_leaves]
-    out_sp = _out_specs(out_specs, out, [t.aval for t in out_tracers], mesh)
+    out_sp = _out_specs(f, out_specs, out, [t.aval for t in out_tracers], mesh)
     if check_vma:
-        _check_out_vma("_rem_singleton", mesh, out_sp, [t.vma for t in out_tracers])
+        _check_out_vma("_rem_singleton", mesh, out_sp, [t.vma for t in out_tracers], out_specs, out)
     results = []
     for t, spec in zip(out_tracers, out_sp):
 

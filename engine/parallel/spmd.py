@@ -28,6 +28,7 @@ from contextlib import ExitStack, contextmanager
 import numpy as np
 
 from .. import ad, batching, core, ir, monitoring
+from ..avals import vma_str
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
 from ..lax import parallel as lax_parallel
@@ -36,7 +37,7 @@ from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpe
 from ..sharding import CPU_DEVICE, use_abstract_mesh
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
-from . import partition
+from . import partition, spec_errors
 from .named import NamedShardedArray, put_sharded
 from .partition import Spec, _entry
 from .runtime import get_runtime
@@ -94,8 +95,6 @@ def _sharding(mesh: Mesh, spec: Spec) -> NamedSharding:
 
 def _spec_entries(p: PartitionSpec | None, ndim: int, mesh: Mesh, what: str) -> Spec:
     p = p if p is not None else PartitionSpec()
-    if len(p) > ndim:
-        raise ValueError(f"shard_map {what}: {p} has {len(p)} entries for a value of rank {ndim}")
     for e in p:
         for a in _axes_of(e):
             if a not in mesh.shape:
@@ -514,7 +513,7 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
     def note(v, axes):
         env[v] = axes = _in_mesh_order(mesh, axes)
         if axes:
-            types[v] = v.aval.str_short() + _vma_str(axes)
+            types[v] = v.aval.str_short() + vma_str(axes)
 
     def cast(x, want, src):
         missing = _in_mesh_order(mesh, set(want) - set(vma(x)))
@@ -567,45 +566,25 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
     return typed, [vma(x) for x in outs_atoms]
 
 
-def _vma_str(vma) -> str:
-    return "{V:" + (vma[0] if len(vma) == 1 else "(" + ",".join(vma) + ")") + "}"
-
-
-def _check_out_vma(fun_name, mesh, out_specs, out_vmas):
-    msgs = []
-    for spec, vma in zip(out_specs, out_vmas):
+def _check_out_vma(fun_name, mesh, out_sp, out_vmas, out_specs, out_value):
+    """Refuse (JAX's ValueError) out_specs that leave out a mesh axis a result varies over."""
+    bad = []
+    for i, (spec, vma) in enumerate(zip(out_sp, out_vmas)):
         unmentioned = _unmentioned(mesh, spec)
-        bad = [a for a in unmentioned if a in set(vma)]
-        if not bad:
-            continue
-        shown = _pp_spec(spec)
-        if len(unmentioned) > 1:
-            need = ",".join(_in_mesh_order(mesh, _mentioned(spec)))
-            got = ",".join(_in_mesh_order(mesh, vma))
-            msgs.append(
-                f"* out_specs is {shown} which implies that the corresponding output value is only "
-                f"varying across mesh axes {{{need}}} and not {{{','.join(bad)}}}, but it was inferred "
-                f"to be possibly varying over {{{got}}}"
-            )
-        else:
-            msgs.append(
-                f"* out_specs is {shown} which implies that the corresponding output value is "
-                f"replicated across mesh axis '{unmentioned[0]}', but could not infer replication over "
-                "any axes"
-            )
-    if not msgs:
-        return
-    if len(msgs) == 1:
-        msgs = [msgs[0][2:]]
-    raise ValueError(
-        f"shard_map applied to the function '{fun_name}' was given out_specs which require replication "
-        "which can't be statically inferred given the mesh:\n\n"
-        f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
-        f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(msgs) + "\n\n"
-        "Check if these output values are meant to be replicated over those mesh axes. If not, consider "
-        "revising the corresponding out_specs entries. If so, consider disabling the check by passing the "
-        "check_vma=False argument to `jax.shard_map`."
-    )
+        if any(a in set(vma) for a in unmentioned):
+            named = _in_mesh_order(mesh, _mentioned(spec))
+            bad.append((i, list(unmentioned), list(named), list(_in_mesh_order(mesh, vma))))
+    if bad:
+        value = _as_args(out_value, out_specs)
+        eager = fun_name == "_rem_singleton"  # (JAX's name for an eager shard_map's body)
+        raise ValueError(spec_errors.replication_error(fun_name, mesh, out_specs, value, bad, eager))
+
+
+def _check_ranks(kind, f, specs, value, flat_specs, avals):
+    """Refuse (JAX's ValueError) specs with more entries than their values have dimensions."""
+    fails = [len(s or PartitionSpec()) > a.ndim for s, a in zip(flat_specs, avals)]
+    if any(fails):
+        raise ValueError(spec_errors.rank_error(kind, f, specs, value, avals, fails))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -636,8 +615,9 @@ def _per_leaf_specs(specs, tree_args, what) -> list:
     raise ValueError(f"shard_map {what}: {specs!r} is not a pytree prefix of the values it describes")
 
 
-def _out_specs(out_specs, out_value, out_avals, mesh) -> list:
+def _out_specs(f, out_specs, out_value, out_avals, mesh) -> list:
     specs = _per_leaf_specs(out_specs, _as_args(out_value, out_specs), "out_specs")
+    _check_ranks("out", f, out_specs, _as_args(out_value, out_specs), specs, out_avals)
     return [_spec_entries(s, a.ndim, mesh, "out_specs") for s, a in zip(specs, out_avals)]
 
 
@@ -756,6 +736,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         else:
             specs = _per_leaf_specs(in_specs, args, "in_specs")
         avals = [core.get_aval(x) for x in leaves]
+        _check_ranks("in", f, in_specs, args, specs, avals)
         in_sp = [_spec_entries(s, a.ndim, m, "in_specs") for s, a in zip(specs, avals)]
         for a, s in zip(avals, in_sp):
             _sharding(m, s).check_shape(a.shape)
@@ -778,11 +759,11 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         debug = debug_info("shard_map", f, args)  # (errors about its values: "for shard_map")
         body, hoisted = _trace_body(local_fun, local_avals, m, debug, checked_specs)
         out_tree, out_value = out_store
-        out_sp = _out_specs(out_specs, out_value, body.out_avals, m)
+        out_sp = _out_specs(f, out_specs, out_value, body.out_avals, m)
         if check_vma:
             in_vmas = [()] * len(hoisted) + [_in_mesh_order(m, _mentioned(s)) for s in in_sp]
             typed, out_vmas = type_varying(body.jaxpr, in_vmas, m)
-            _check_out_vma(fun_name, m, out_sp, out_vmas)
+            _check_out_vma(fun_name, m, out_sp, out_vmas, out_specs, out_value)
             typed, _ = type_varying(body.jaxpr, in_vmas, m, [_mentioned(s) for s in out_sp])
             body = ClosedJaxpr(typed, body.consts)
         outs = _bind(

@@ -83,4 +83,94 @@ SHARD_MAP_GRADS = [
         "f = jax.shard_map(body, mesh=mesh, in_specs=(P('i'), P()), out_specs=P())\n"
         "out = str(jax.make_jaxpr(f)(x, w))",
     ),
+    *_both(
+        "grad_of_vmap_of_map",
+        "    return jax.lax.psum(jnp.sum(jnp.sin(x)) * w, 'i')",
+        call="jax.grad(lambda w: jnp.sum(jax.vmap(lambda w: f(x, w))(w)))(jnp.ones((3, 2)))",
+    ),
+    *_both(
+        "fori_from_zeros_like",
+        "    return jax.lax.psum(jax.lax.fori_loop(0, 3, lambda i, c: c + x * w[0], jnp.zeros_like(x)), 'i')",
+    ),
+    *_both(
+        "hessian_inside",
+        "    return jax.lax.pmean(jax.hessian(lambda w: jnp.sum(jnp.sin(x * w[0]) * w[1]))(w), 'i')",
+    ),
+    *_both(
+        "jacfwd_inside", "    return jax.lax.psum(jax.jacfwd(lambda w: jnp.sum(jnp.sin(x * w[0])))(w), 'i')"
+    ),
+    *_both(
+        "remat_inside",
+        "    g = jax.grad(lambda w: jnp.sum(jax.checkpoint(lambda v: jnp.sin(v) * w[0])(x)))(w)\n"
+        "    return jax.lax.psum(g, 'i')",
+    ),
+    # JAX's errors for carries and branches whose varying axes differ, and for specs too long,
+    # word for word
+    *[
+        (
+            name,
+            _SETUP
+            + "try:\n"
+            + f"    {call}\n"
+            + "    out = 'no error'\n"
+            + "except (TypeError, ValueError) as e:\n"
+            + "    out = type(e).__name__ + ': ' + str(e)",
+        )
+        for name, call in [
+            (
+                "err_scan_carry",
+                "jax.shard_map(lambda x, w: jax.lax.scan(lambda c, xi: (c * w[0] + jnp.sin(xi), c), 0., x)[0],"
+                " mesh=mesh, in_specs=(P('i'), P()), out_specs=P())(x, w)",
+            ),
+            (
+                "err_while_carry",
+                "jax.shard_map(lambda x, w: jax.lax.while_loop(lambda c: c < 10, lambda c: w[0] + 11, x[0]),"
+                " mesh=mesh, in_specs=(P('i'), P()), out_specs=P('i'))(x, w)",
+            ),
+            (
+                "err_cond_branches",
+                "jax.shard_map(lambda x, w: jax.lax.cond(w[0] > 0, lambda: (jnp.sum(x), 1.), lambda: (0., 2.)),"
+                " mesh=mesh, in_specs=(P('i'), P()), out_specs=P())(x, w)",
+            ),
+            (
+                "err_switch_branches",
+                "jax.shard_map(lambda x, w: jax.lax.switch(1, [lambda: jnp.sum(x), lambda: w[0]]),"
+                " mesh=mesh, in_specs=(P('i'), P()), out_specs=P())(x, w)",
+            ),
+            (
+                "err_in_spec_rank",
+                "jax.shard_map(lambda a, b: a, mesh=mesh, in_specs=(P('i'), P('i')), out_specs=P('i'))(x, 1.)",
+            ),
+            (
+                "err_in_spec_rank_varargs",
+                "jax.shard_map(lambda *a: a[0], mesh=mesh, in_specs=(P('i'), P('i')), out_specs=P('i'))(x, 1.)",
+            ),
+            (
+                "err_in_spec_rank_dict",
+                "jax.shard_map(lambda d: d['a'], mesh=mesh, in_specs=P('i', None), out_specs=P('i'))"
+                "({'a': jnp.ones((8, 2)), 'b': x})",
+            ),
+            (
+                "err_out_spec_rank",
+                "jax.shard_map(lambda a: (a.sum(), a.sum()), mesh=mesh, in_specs=P('i'),"
+                " out_specs=(P('i'), P('i')))(x)",
+            ),
+            (
+                "err_out_replicated_jit",
+                "jax.jit(jax.shard_map(lambda a: (a.sum(), a, a.sum()), mesh=mesh, in_specs=P('i'),"
+                " out_specs=(P(), P('i'), P())))(x)",
+            ),
+            (
+                "err_out_replicated",
+                "jax.shard_map(lambda a: (a, a * 2), mesh=mesh, in_specs=P('i'), out_specs=(P('i'), P()))(x)",
+            ),
+        ]
+    ],
+    (
+        "typeof_eager",
+        _SETUP
+        + "seen = []\n"
+        + "jax.shard_map(lambda x, w: (seen.append(str(jax.typeof(x * w[0])) + str(jax.typeof(w))), x)[1],"
+        " mesh=mesh, in_specs=(P('i'), P()), out_specs=P('i'))(x, w)\n" + "out = seen[0]",
+    ),
 ]
