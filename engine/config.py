@@ -252,7 +252,10 @@ def _validated(name: str, value):
 # that value is refused rather than silently ignored.
 _REFUSED = {
     "jax_allow_f16_reductions": (False, "float16/bfloat16 sums are always allowed"),
-    "jax_auto_pcast": (False, "the engine's shard_map does not track varying manual axes"),
+    "jax_auto_pcast": (
+        False,
+        "full_like/zeros_like in a checked shard_map body always vary as their model does",
+    ),
     "jax_no_execution": (True, "executions cannot be disallowed"),
     "jax_remove_size_one_mesh_axis_from_type": (True, "types keep size-1 mesh axes"),
 }

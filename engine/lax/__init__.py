@@ -7,6 +7,7 @@ from .api import round, abs, max, min, pow  # noqa: F401  (shadow builtins on pu
 from .control_flow import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
+from .varying import pcast, pvary  # noqa: F401
 from .solves import custom_linear_solve  # noqa: F401
 from .dot_general import Precision, PrecisionLike  # noqa: F401
 from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers  # noqa: F401

@@ -35,8 +35,6 @@ __all__ = [
     "pswapaxes",
     "axis_index",
     "axis_size",
-    "pcast",
-    "pvary",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -746,28 +744,6 @@ ad.transpose_rules[pvary_p] = lambda cts, *args, axes: [
     psum_invariant_p.bind(ad.instantiate_zeros(c), axes=axes) for c in cts
 ]
 batching.batch_rules[pvary_p] = lambda size, vals, dims, *, axes: (pvary_p.bind(*vals, axes=axes), list(dims))
-
-
-def pcast(x, axis_name, *, to):
-    """Change which mesh axes ``x`` varies over inside ``shard_map``: ``to='varying'`` makes it
-    vary over ``axis_name`` (each device may then change its copy independently).
-
-    >>> from engine.sharding import PartitionSpec as P
-    >>> mesh = jax.make_mesh((2,), ("i",))
-    >>> f = jax.shard_map(lambda y: pcast(y, "i", to="varying") + axis_index("i"),
-    ...                   mesh=mesh, in_specs=P(), out_specs=P("i"))
-    >>> f(jnp.zeros(1))
-    Array([0., 1.], dtype=float32)
-    """
-    if to != "varying":
-        raise NotImplementedError(f"lax.pcast(..., to={to!r}): the engine supports to='varying' only")
-    axes = _names(axis_name)
-    return tree_map(lambda v: pvary_p.bind(v, axes=axes)[0], x)
-
-
-def pvary(x, axis_name):
-    """``pcast(x, axis_name, to='varying')`` (JAX's older name)."""
-    return pcast(x, axis_name, to="varying")
 
 
 # psum_invariant: JAX's name for a one-operand psum inside a shard_map whose varying axes are

@@ -12,6 +12,7 @@ from typing import Any
 from .. import core
 from ..core import ShapedArray
 from ..ir import holds_jaxprs
+from ..tree_util import tree_map
 from .parallel import (
     _names,
     _pmap_axes,
@@ -102,3 +103,43 @@ def checking_vma(on: bool):
         yield
     finally:
         core.vma_checking[0] = prev
+
+
+def pcast(x, axis_name, *, to):
+    """Change which mesh axes ``x`` varies over inside ``shard_map``: ``to='varying'`` makes it
+    vary over ``axis_name`` (each device may then change its copy independently).
+
+    >>> from engine.sharding import PartitionSpec as P
+    >>> mesh = jax.make_mesh((2,), ("i",))
+    >>> f = jax.shard_map(lambda y: pcast(y, "i", to="varying") + jax.lax.axis_index("i"),
+    ...                   mesh=mesh, in_specs=P(), out_specs=P("i"))
+    >>> f(jnp.zeros(1))
+    Array([0., 1.], dtype=float32)
+    """
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    if not axis_name:
+        return x
+    if to != "varying":
+        raise NotImplementedError(f"lax.pcast(..., to={to!r}): the engine supports to='varying' only")
+    axes = _names(axis_name)
+
+    def cast(v):  # (outside a body whose varying axes are checked no type changes: JAX binds nothing)
+        aval = core.get_aval(v)
+        states = {"varying" if a in getattr(aval, "vma", ()) else "invarying" for a in axes}
+        if states != {"invarying"}:
+            raise ValueError(
+                f"Unsupported pcast from=varying, to={to!r}"
+                if len(states) == 1
+                else "jax.lax.pcast can only accept axis_name which corresponds to one of varying, unreduced, "
+                f"reduced or invarying state of the input. Got input type: {aval}, axes: {axes} and input "
+                f"state: {states}"
+            )
+        return pvary_p.bind(v, axes=axes)[0] if core.vma_checking[0] else v
+
+    return tree_map(cast, x)
+
+
+def pvary(x, axis_name):
+    """``pcast(x, axis_name, to='varying')`` (JAX's older name)."""
+    return pcast(x, axis_name, to="varying")

@@ -167,6 +167,19 @@ SHARD_MAP_GRADS = [
         ]
     ],
     (
+        "pcast_unchecked_jaxpr",
+        _SETUP + "f = jax.shard_map(lambda x, w: jax.lax.pcast(w, 'i', to='varying') * x[0], mesh=mesh,\n"
+        "                  in_specs=(P('i'), P()), out_specs=P('i'), check_vma=False)\n"
+        "out = str(jax.make_jaxpr(f)(x, w))",
+    ),
+    (
+        "pcast_twice",
+        _SETUP
+        + "f = jax.shard_map(lambda x, w: jax.lax.pcast(jax.lax.pcast(w, 'i', to='varying'), 'i', to='varying'),\n"
+        "                  mesh=mesh, in_specs=(P('i'), P()), out_specs=P('i'))\n"
+        "out = f(x, w)",
+    ),
+    (
         "typeof_eager",
         _SETUP
         + "seen = []\n"
