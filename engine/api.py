@@ -312,9 +312,9 @@ def value_and_grad(
         _check_output_dtype("grad", aval.dtype, holomorphic)
         seed = lax.full((), 1.0, aval.dtype, aval.weak_type)
         if getattr(aval, "vma", ()):  # (in a checked shard_map body: varying as the result is, JAX's seed)
-            from .lax.parallel import pvary_p
+            from .lax.varying import pvary_to
 
-            (seed,) = pvary_p.bind(seed, axes=aval.vma)
+            seed = pvary_to(seed, aval.vma)
         # (a staged shard_map's result is typed on its mesh; a value not traced has no mesh to find)
         if isinstance(ans, core.Tracer) and "engine.parallel.spmd" in sys.modules:
             from .parallel.value_mesh import seed_on_mesh

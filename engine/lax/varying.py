@@ -13,32 +13,20 @@ from .. import core
 from ..core import ShapedArray
 from ..ir import holds_jaxprs
 from ..tree_util import tree_map
-from .parallel import (
-    _names,
-    _pmap_axes,
-    all_gather_p,
-    all_to_all_p,
-    axis_index_p,
-    pmax_p,
-    pmin_p,
-    ppermute_p,
-    psum_invariant_p,
-    psum_p,
-    psum_scatter_p,
-    pvary_p,
-)
+from . import parallel as lp
+from .parallel import _names, _pmap_axes
 
 
 def vma_rule(prim, params, in_vmas) -> set:
     """The axes an equation's results vary over, given its operands'."""
     union: set = set().union(*in_vmas) if in_vmas else set()
-    if prim in (psum_p, pmax_p, pmin_p, psum_invariant_p):
+    if prim in (lp.psum_p, lp.pmax_p, lp.pmin_p, lp.psum_invariant_p):
         return union - set(params["axes"])
-    if prim in (all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
+    if prim in (lp.all_gather_p, lp.psum_scatter_p, lp.ppermute_p, lp.all_to_all_p):
         return union | set(params["axis_name"])
-    if prim is axis_index_p:
+    if prim is lp.axis_index_p:
         return set(_names(params["axis_name"]))
-    if prim is pvary_p:
+    if prim is lp.pvary_p:
         return union | set(params["axes"])
     return union
 
@@ -55,18 +43,18 @@ def _vma_of(x) -> tuple:
 
 def pvary_to(x: Any, axes: Any) -> Any:
     missing = mesh_order(set(axes) - set(_vma_of(x)))
-    return pvary_p.bind(x, axes=missing)[0] if missing else x
+    return lp.pvary_p.bind(x, axes=missing)[0] if missing else x
 
 
 # collective -> the param naming the axes its operand varies over first (JAX's
 # insert_collective_pvary)
 _COLLECTIVE_AXES = {
-    pmax_p: "axes",
-    pmin_p: "axes",
-    all_gather_p: "axis_name",
-    psum_scatter_p: "axis_name",
-    ppermute_p: "axis_name",
-    all_to_all_p: "axis_name",
+    lp.pmax_p: "axes",
+    lp.pmin_p: "axes",
+    lp.all_gather_p: "axis_name",
+    lp.psum_scatter_p: "axis_name",
+    lp.ppermute_p: "axis_name",
+    lp.all_to_all_p: "axis_name",
 }
 
 
@@ -74,7 +62,7 @@ def _match_vma(prim, args, params):
     key = _COLLECTIVE_AXES.get(prim)
     if key is not None:
         return [pvary_to(a, _names(params[key])) for a in args]
-    if len(args) < 2 or prim is pvary_p or holds_jaxprs(params):
+    if len(args) < 2 or prim is lp.pvary_p or holds_jaxprs(params):
         return args  # (calls and control flow: their bodies' operations match their own operands)
     vmas = [_vma_of(a) for a in args]
     union = set().union(*vmas)
@@ -135,7 +123,7 @@ def pcast(x, axis_name, *, to):
                 f"reduced or invarying state of the input. Got input type: {aval}, axes: {axes} and input "
                 f"state: {states}"
             )
-        return pvary_p.bind(v, axes=axes)[0] if core.vma_checking[0] else v
+        return lp.pvary_p.bind(v, axes=axes)[0] if core.vma_checking[0] else v
 
     return tree_map(cast, x)
 
