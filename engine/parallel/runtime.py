@@ -52,18 +52,12 @@ SMALL_PUT_BYTES = 4096  # shards up to this size are copied to a device as bytes
 class Buffer:
     """An array in one device's memory. Freed (in the host's allocator) when collected."""
 
-    __slots__ = ("runtime", "device", "offset", "shape", "dtype", "_allocator", "__weakref__")
+    __slots__ = ("runtime", "device", "offset", "shape", "dtype", "__weakref__")
 
     def __init__(self, runtime, device, offset, shape, dtype, allocator=None):
         self.runtime, self.device, self.offset = runtime, device, offset
         self.shape, self.dtype = shape, dtype
-        self._allocator = runtime.allocators[device] if allocator is None else allocator
-
-    def __del__(self):
-        try:
-            self._allocator.free(self.offset)
-        except Exception:  # interpreter shutdown
-            pass
+        (runtime.allocators[device] if allocator is None else allocator).own(self, offset)
 
     @property
     def nbytes(self):

@@ -140,7 +140,13 @@ SMALL_KEEP = 64  # ... at most this many of each size
 class Allocator:
     """First-fit allocation of ``ALIGN``-aligned blocks in an arena, growing it when full. Small
     blocks freed are kept by size and handed out again first (a warm call allocates and frees the
-    same small blocks every time)."""
+    same small blocks every time).
+
+    A block can belong to an object (``own``): it is freed once the object is collected. The
+    collector only queues it, through a weak reference whose callback is C code (``list.append``),
+    and the next ``alloc`` frees it. A ``__del__`` would run Python code wherever the collector
+    happens to run, and a Ctrl-C landing in it is printed and dropped ("Exception ignored in"):
+    a program looping on pmap would then not stop."""
 
     def __init__(self, arena: Arena):
         self.arena = arena
@@ -148,8 +154,22 @@ class Allocator:
         self.free_sizes: dict[int, int] = {0: arena.size}
         self.used: dict[int, int] = {}
         self.recycled: dict[int, list[int]] = {}
+        self.owners: dict[weakref.ref, int] = {}  # an owner's weak reference -> its block
+        self.collected: list[weakref.ref] = []  # references whose owners are gone
+
+    def own(self, owner, start: int) -> None:
+        """Free block ``start`` once ``owner`` is collected."""
+        self.owners[weakref.ref(owner, self.collected.append)] = start
+
+    def reclaim(self) -> None:
+        """Free the blocks of owners collected since the last call."""
+        collected, owners = self.collected, self.owners
+        while collected:
+            self.free(owners.pop(collected.pop()))
 
     def alloc(self, nbytes: int) -> int:
+        if self.collected:
+            self.reclaim()
         n = max(ALIGN, (int(nbytes) + ALIGN - 1) // ALIGN * ALIGN)
         if n <= SMALL:
             spare = self.recycled.get(n)
@@ -215,4 +235,5 @@ class Allocator:
 
     @property
     def bytes_in_use(self) -> int:
+        self.reclaim()
         return sum(self.used.values())
