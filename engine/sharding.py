@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .core import jax_class_path
+from .partition_spec import UNCONSTRAINED, P, PartitionSpec  # noqa: F401  (jax.sharding names)
 
 
 class AxisType(enum.Enum):
@@ -34,95 +35,6 @@ class AxisType(enum.Enum):
 
     def __repr__(self):
         return self.name
-
-
-class _Unconstrained:
-    """A ``PartitionSpec`` entry that leaves a dimension's layout as it is (``P.UNCONSTRAINED``)."""
-
-    def __repr__(self):
-        return "UNCONSTRAINED"
-
-    def __reduce__(self):
-        return (_unconstrained, ())
-
-
-UNCONSTRAINED = _Unconstrained()
-
-
-def _unconstrained():
-    return UNCONSTRAINED
-
-
-def _canonical_entry(p):
-    if isinstance(p, list):
-        p = tuple(p)
-    if type(p) is tuple and len(p) <= 1:
-        return p[0] if p else None
-    return p
-
-
-@jax_class_path("jax.P")
-class PartitionSpec(tuple):
-    """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
-
-    >>> P("batch", None)
-    P('batch', None)
-    """
-
-    unreduced: frozenset = frozenset()
-
-    def __new__(cls, *partitions, unreduced=frozenset()):
-        # As JAX canonicalizes them: a list is a tuple, () is None and a 1-tuple its axis, so
-        # P(("x",)) == P("x") and P(["x", "y"]) == P(("x", "y")).
-        partitions = tuple(_canonical_entry(p) for p in partitions)
-        for p in partitions:
-            if not (
-                p is None
-                or p is UNCONSTRAINED
-                or isinstance(p, str)
-                or (isinstance(p, tuple) and all(isinstance(a, str) for a in p))
-            ):
-                raise TypeError(
-                    f"PartitionSpec entries must be axis names, tuples of them or None; got {p!r}"
-                )
-        spec = super().__new__(cls, partitions)
-        if unreduced:  # mesh axes over which the value is a sum of the devices' pieces
-            spec.unreduced = frozenset(unreduced)
-        return spec
-
-    def __reduce__(self):
-        return (_spec, (tuple(self), self.unreduced))
-
-    def __repr__(self):
-        pr = f"{', '.join(map(repr, self))}{',' if len(self) == 1 else ''}"
-        if not self.unreduced:
-            return f"P({pr})"
-        pr = "" if not pr else f"{pr} " if pr.endswith(",") else f"{pr}, "
-        return f"P({pr}unreduced={set(self.unreduced)!r})"
-
-    __str__ = __repr__
-
-    def __eq__(self, other):
-        return (
-            type(other) is PartitionSpec and tuple(self) == tuple(other) and self.unreduced == other.unreduced
-        )
-
-    def __ne__(self, other):
-        return not self == other
-
-    def __hash__(self):
-        return hash(("PartitionSpec", tuple(self), self.unreduced))
-
-    def _normalized_spec_for_aval(self, ndim: int) -> "PartitionSpec":
-        return PartitionSpec(*self, *([None] * (ndim - len(self))), unreduced=self.unreduced)
-
-
-PartitionSpec.UNCONSTRAINED = UNCONSTRAINED  # type: ignore[attr-defined]
-P = PartitionSpec
-
-
-def _spec(partitions, unreduced):
-    return PartitionSpec(*partitions, unreduced=unreduced)
 
 
 def _axes_of(entry) -> tuple[str, ...]:
@@ -396,7 +308,7 @@ class NamedSharding(Sharding):
                 spec = PartitionSpec(*spec)
             else:
                 raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
-        used = [a for entry in spec for a in _axes_of(entry)] + sorted(spec.unreduced)
+        used = [a for entry in spec.partitions for a in _axes_of(entry)] + sorted(spec.unreduced)
         for a in used:
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: {mesh.axis_names}.")
@@ -422,7 +334,7 @@ class NamedSharding(Sharding):
         return hash((self.mesh, tuple(self._normalized(8)), self.spec.unreduced, self.memory_kind))
 
     def _normalized(self, ndim):
-        spec = list(self.spec) + [None] * (ndim - len(self.spec))
+        spec = list(self.spec.partitions) + [None] * (ndim - len(self.spec))
         return [_axes_of(e) for e in spec]
 
     def with_spec(self, spec) -> "NamedSharding":
@@ -436,7 +348,7 @@ class NamedSharding(Sharding):
 
     @property
     def is_fully_replicated(self):
-        return all(self.mesh.shape[a] == 1 for e in self.spec for a in _axes_of(e)) and not any(
+        return all(self.mesh.shape[a] == 1 for e in self.spec.partitions for a in _axes_of(e)) and not any(
             self.mesh.shape[a] > 1 for a in self.spec.unreduced
         )
 
@@ -446,7 +358,7 @@ class NamedSharding(Sharding):
                 f"Sharding {self} is only valid for values of rank at least {len(self.spec)}, but was "
                 f"applied to a value of rank {len(shape)}"
             )
-        for d, entry in enumerate(self.spec):
+        for d, entry in enumerate(self.spec.partitions):
             parts = math.prod(self.mesh.shape[a] for a in _axes_of(entry))
             if shape[d] % parts:
                 typed = NamedSharding(getattr(self.mesh, "abstract_mesh", self.mesh), self.spec)
@@ -769,7 +681,7 @@ def with_sharding_constraint(x, shardings):
         current = get_abstract_mesh()
         if current.axis_names == mesh.axis_names:
             mesh = current
-        used = {a for e in sharding.spec for a in _axes_of(e)}
+        used = {a for e in sharding.spec.partitions for a in _axes_of(e)}
         if used & set(mesh.explicit_axes):
             raise ValueError(
                 "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of "

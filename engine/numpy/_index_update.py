@@ -46,6 +46,7 @@ class _IndexUpdateRef:
         unique_indices=False,
         mode=None,
         fill_value=None,
+        out_sharding=None,
         wrap_negative_indices=True,
     ):
         return rewriting_take(
@@ -56,9 +57,20 @@ class _IndexUpdateRef:
             unique_indices=unique_indices,
             indices_are_sorted=indices_are_sorted,
             normalize_indices=wrap_negative_indices,
+            out_sharding=out_sharding,
         )
 
-    def _update(self, fn, values, indices_are_sorted, unique_indices, mode, wrap=True):
+    def _update(
+        self,
+        fn,
+        values,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+        wrap=True,
+        out_sharding=None,
+        api_name=".set",
+    ):
         return scatter_update(
             self.array,
             self.index,
@@ -68,39 +80,97 @@ class _IndexUpdateRef:
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
             normalize_indices=wrap,
+            out_sharding=out_sharding,
+            api_name=api_name,
         )
 
     def set(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         return self._update(
-            lax.scatter, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter,
+            values,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            out_sharding,
+            ".set",
         )
 
     def add(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         return self._update(
-            lax.scatter_add, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter_add,
+            values,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            out_sharding,
+            ".add",
         )
 
     def subtract(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         return self._update(
-            lax.scatter_sub, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter_sub,
+            values,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            out_sharding,
+            ".subtract",
         )
 
     def multiply(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         return self._update(
-            lax.scatter_mul, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter_mul,
+            values,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            out_sharding,
+            ".multiply",
         )
 
     mul = multiply
 
-    def _ones_but(self, values, indices_are_sorted, unique_indices, mode, wrap):
+    def _ones_but(self, values, indices_are_sorted, unique_indices, mode, wrap, out_sharding, api_name):
         # Ones with ``values`` multiplied in at the index (JAX builds divide and power this way).
         from ._creation import ones_like
 
@@ -113,36 +183,84 @@ class _IndexUpdateRef:
             indices_are_sorted=indices_are_sorted,
             unique_indices=unique_indices,
             normalize_indices=wrap,
+            out_sharding=out_sharding,
+            api_name=api_name,
         )
 
     def divide(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         from ._ufuncs import divide
 
-        denom = self._ones_but(values, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+        denom = self._ones_but(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding, ".divide"
+        )
         return divide(as_operand(self.array), denom)
 
     def power(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         from ._ufuncs import power
 
-        expo = self._ones_but(values, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+        expo = self._ones_but(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding, ".power"
+        )
         return power(as_operand(self.array), expo)
 
     def min(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         return self._update(
-            lax.scatter_min, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter_min,
+            values,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            out_sharding,
+            ".min",
         )
 
     def max(
-        self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
     ):
         return self._update(
-            lax.scatter_max, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+            lax.scatter_max,
+            values,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+            out_sharding,
+            ".max",
         )
 
     def apply(

@@ -15,6 +15,8 @@ helper in ``_index_update``.
 
 from __future__ import annotations
 
+import functools
+
 from typing import NamedTuple
 
 import numpy as np
@@ -57,9 +59,13 @@ def rewriting_take(
     unique_indices=False,
     indices_are_sorted=False,
     normalize_indices=True,
+    out_sharding=None,
+    api_name=".get",
 ):
     """``arr[idx]`` with numpy semantics, lowered to lax as described in the module docstring.
-    Without ``normalize_indices`` a negative index is out of bounds (``mode`` decides), not from the end."""
+    Without ``normalize_indices`` a negative index is out of bounds (``mode`` decides), not from the end.
+    ``out_sharding`` lays a gather's result out (the gather itself runs with the mesh's axes
+    ``Auto``), where its sharding type would be ambiguous."""
     if transfers.active[0] and core._state.dynamic is None:
         _index_transfer(idx, np.ndim(arr))
         with transfers.inside_program():
@@ -71,6 +77,7 @@ def rewriting_take(
                 unique_indices=unique_indices,
                 indices_are_sorted=indices_are_sorted,
                 normalize_indices=normalize_indices,
+                out_sharding=out_sharding,
             )
     x = as_operand(arr)
     indices = _parse(idx, x.shape)
@@ -78,7 +85,10 @@ def rewriting_take(
     # (JAX slices statically only arrays of constant shape: symbolic ones go the general way)
     # (JAX slices arrays of symbolic shape with a gather, and indexes them by ints dynamically)
     constant = dims.is_constant_shape(x.shape)
-    if parsed_mode in (None, _PROMISE, _CLIP) and normalize_indices:  # (the slices normalize)
+    # An array on several devices is sliced (but for whole dimensions) by a gather, as in JAX:
+    # a slice keeps its operand's sharding, which for x[0] or x[:2] is not the data's
+    sliceable = not (getattr(arr, "on_mesh", False) and _has_partial_slices(indices, x.shape))
+    if parsed_mode in (None, _PROMISE, _CLIP) and normalize_indices and sliceable:  # (the slices normalize)
         out = _try_static_slice(x, indices, parsed_mode) if constant else None
         if out is not None:
             return out
@@ -87,7 +97,59 @@ def rewriting_take(
         if out is not None:
             return out
     indices = _expand_bool_indices(indices, x.shape)
-    return _gather(x, indices, parsed_mode, fill_value, unique_indices, indices_are_sorted, normalize_indices)
+    gather = functools.partial(
+        _gather,
+        mode=parsed_mode,
+        fill_value=fill_value,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+        normalize_indices=normalize_indices,
+    )
+    if out_sharding is not None:
+        return _auto_axes_out(gather, out_sharding, api_name)(x, indices)
+    return gather(x, indices)
+
+
+def _has_partial_slices(indices, shape) -> bool:
+    """JAX's ``NDIndexer.has_partial_slices``: an int, a ``jax.ds`` or a slice short of its whole
+    dimension (or strided)."""
+    for p in indices:
+        if p.typ in (_INTEGER, _DYNAMIC_SLICE):
+            return True
+        if p.typ == _SLICE:
+            start, stop, step = p.index.indices(shape[p.axes[0]])
+            if abs(step) != 1 or abs(stop - start) != shape[p.axes[0]]:
+                return True
+    return False
+
+
+def _auto_axes_out(fun, out_sharding, api_name: str):
+    """``fun`` run with the mesh's explicit axes ``Auto``, its result laid out by ``out_sharding``
+    (a ``PartitionSpec`` is on the current mesh), as JAX's ``.at[...].get/set(out_sharding=)``.
+    Only explicit axes may be named; on a mesh with none it lays nothing out (as JAX)."""
+    from ..sharding import NamedSharding, PartitionSpec, auto_axes, get_abstract_mesh
+    from ..source_info import current_source_info
+    from ..tracer_origins import summarize
+
+    if not isinstance(out_sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(
+            f"`out_sharding` argument of {api_name} only supports instances of `NamedSharding` or "
+            f"`PartitionSpec`. Got {out_sharding} of type: {type(out_sharding)}"
+        )
+    mesh = out_sharding.mesh if isinstance(out_sharding, NamedSharding) else get_abstract_mesh()
+    spec = out_sharding.spec if isinstance(out_sharding, NamedSharding) else out_sharding
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    for entry in spec:
+        for name in (entry,) if isinstance(entry, str) else entry or ():
+            if name in kinds and getattr(kinds[name], "name", "") in ("Auto", "Manual"):
+                raise ValueError(
+                    f"PartitionSpec passed to {api_name} cannot contain axis names that are of type "
+                    f"Auto or Manual. Got PartitionSpec: {spec} with axis name: {name} of type: "
+                    f"{kinds[name]}. This error occurs at source:  {summarize(current_source_info())}"
+                )
+    if not mesh.explicit_axes:
+        return fun
+    return functools.partial(auto_axes(fun, axes=mesh.explicit_axes), out_sharding=out_sharding)
 
 
 def _index_transfer(idx, ndim: int):
@@ -300,6 +362,7 @@ class _GatherIndexer(NamedTuple):
     reversed_y_dims: tuple
     newaxis_dims: tuple
     scalar_bool_dims: tuple
+    slice_axes: tuple  # per slice dimension, the operand axis it is a slice of (else None)
 
 
 def _normalize_index(i, size):
@@ -382,6 +445,7 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
     gather_indices: list = []  # (array, first dim in the indices' batch shape)
     gather_indices_shape: list = []
     slice_shape: list = []
+    slice_axes: list = []
     newaxis_dims: list = []
     reversed_y_dims: list = []
     gather_slice_shape: list = []
@@ -396,6 +460,7 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
             start_index_map.extend(x_adv_axes)
             collapsed_slice_dims.extend(x_adv_axes)
             slice_shape.extend(bshape)
+            slice_axes.extend([None] * len(bshape))
             y_axis += len(bshape)
             collapsed_y_axis += len(bshape)
         if idx_pos in idx_adv_axes:
@@ -412,6 +477,7 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
             x_axis += 1
         elif p.typ == _NONE:
             slice_shape.append(1)
+            slice_axes.append(None)
             newaxis_dims.append(y_axis)
             y_axis += 1
         elif p.typ in (_SLICE, _DYNAMIC_SLICE):
@@ -421,6 +487,7 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
             else:  # (its start may be traced: the ramp below starts there)
                 start, size, step = p.index.start, p.index.size, p.index.stride
             slice_shape.append(size)
+            slice_axes.append(x_axis)
             if step == 1:
                 if size != shape[x_axis]:  # a whole axis needs no index
                     gather_indices.append((_index_i32(start), len(gather_indices_shape)))
@@ -480,10 +547,30 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
         reversed_y_dims=tuple(reversed_y_dims),
         newaxis_dims=tuple(newaxis_dims),
         scalar_bool_dims=scalar_bool_dims,
+        slice_axes=tuple(slice_axes),
     )
 
 
 # --- scatter (x.at[idx].op(v)): the gather above, transposed (JAX's _scatter_update) ------------
+
+
+def _split_like(y, x, slice_axes):
+    from ..sharding import NamedSharding, PartitionSpec, reshard
+
+    sharding = x.sharding
+    spec = tuple(sharding.spec) + (None,) * (x.ndim - len(sharding.spec))
+    typed = set(sharding.mesh.explicit_axes)
+
+    def entry(axis):
+        names = () if axis is None or spec[axis] is None else spec[axis]
+        names = (names,) if isinstance(names, str) else tuple(names)
+        kept = tuple(a for a in names if a in typed)
+        return None if not kept else kept[0] if len(kept) == 1 else kept
+
+    want = PartitionSpec(*[entry(a) for a in slice_axes])
+    if not any(want):
+        return y
+    return reshard(y, NamedSharding(sharding.mesh, want))
 
 
 def _fits(value: int, dtype) -> bool:
@@ -503,8 +590,22 @@ def scatter_update(
     unique_indices=False,
     indices_are_sorted=False,
     normalize_indices=True,
+    out_sharding=None,
+    api_name=".set",
 ):
-    """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``)."""
+    """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``).
+    ``out_sharding`` lays the result out (the scatter runs with the mesh's axes ``Auto``)."""
+    if out_sharding is not None:
+        update = functools.partial(
+            scatter_update,
+            scatter_fn=scatter_fn,
+            mode=mode,
+            unique_indices=unique_indices,
+            indices_are_sorted=indices_are_sorted,
+            normalize_indices=normalize_indices,
+        )
+        return _auto_axes_out(lambda x, y: update(x, idx, y), out_sharding, api_name)(x, y)
+    on_mesh = getattr(x, "on_mesh", False)
     x = as_operand(x)
     if isinstance(y, int) and dtype_kind(x.dtype) in "iu" and _fits(y, x.dtype):
         y = Array(np.asarray(y, x.dtype))  # (as JAX: a Python int that fits takes x's dtype, not weak)
@@ -529,6 +630,8 @@ def scatter_update(
             f"Incompatible shapes for update: value of shape {y.shape} cannot be broadcast to "
             f"the indexed shape {g.slice_shape}"
         ) from None
+    if on_mesh:  # (as JAX: the update is split as the dimensions it is a slice of)
+        y = _split_like(y, x, g.slice_axes)
     if g.newaxis_dims:
         y = lax.squeeze(y, g.newaxis_dims)
     if g.reversed_y_dims:

@@ -278,7 +278,7 @@ def _put_unreduced(x, sharding: NamedSharding, aval) -> NamedShardedArray:
     target = sharding.devices_indices_map(aval.shape)
     held = None
     if isinstance(x, NamedShardedArray) and x._sharding.mesh == mesh and not x._sharding.spec.unreduced:
-        split = {a for e in x._sharding.spec for a in ((e,) if isinstance(e, str) else (e or ()))}
+        split = {a for e in x._sharding.spec.partitions for a in ((e,) if isinstance(e, str) else (e or ()))}
         if unreduced <= split:
             held = x._sharding.devices_indices_map(aval.shape)
     rt = get_runtime()

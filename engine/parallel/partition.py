@@ -105,11 +105,14 @@ class MeshContext:
         # Raise JAX's sharding-type errors (explicit axes only). Eager operations do; inside jit
         # the engine's AD rules do not say the out_sharding JAX's would (a transposed dot over a
         # sharded batch), so the partitioner picks a layout instead of refusing the program.
-        self.explicit = frozenset(mesh.explicit_axes) if checks else frozenset()
+        # typed: the axes shardings are typed over, which rules keep where JAX's types would
+        self.typed = frozenset(mesh.explicit_axes)
         self.record: dict | None = None  # set: every variable's layout, bodies of calls included
         current = get_abstract_mesh()
         if current.axis_names == mesh.axis_names:  # (auto_axes turns checks off for its axes)
-            self.explicit &= frozenset(current.explicit_axes)
+            self.typed &= frozenset(current.explicit_axes)
+        self.checks = checks  # (an eager operation's one-op program)
+        self.explicit = self.typed if checks else frozenset()
 
     def parts(self, axes) -> int:
         return math.prod(self.sizes[a] for a in axes)
@@ -201,7 +204,7 @@ def _type_str(ctx, x: Sharded) -> str:
     aval = core.get_aval(x.val)
     dims = []
     for n, axes in zip(ctx.global_shape(aval.shape, x.spec), x.spec):
-        shown = [a for a in axes if a in ctx.explicit]
+        shown = [a for a in axes if a in ctx.typed]
         dims.append(
             f"{n}@{_axis_name(shown) if len(shown) == 1 else '(' + ','.join(shown) + ')'}"
             if shown
@@ -419,20 +422,6 @@ def _check_dot_types(ctx, lhs, rhs, lc, rc, lb, rb):
             )
 
 
-def _slice(ctx, prim, vals, params):
-    """Whole dimensions stay split, each block sliced alike; a sliced one is gathered first (as XLA)."""
-    (x,) = vals
-    shape = core.get_aval(x.val).shape
-    start, limit, strides = params["start_indices"], params["limit_indices"], params["strides"]
-    whole = [start[d] == 0 and limit[d] == n * ctx.parts(s) for d, (n, s) in enumerate(zip(shape, x.spec))]
-    spec = tuple(
-        s if w and (strides is None or strides[d] == 1) else () for d, (s, w) in enumerate(zip(x.spec, whole))
-    )
-    v = x.val if spec == x.spec else _to_spec(ctx, x, spec)
-    local = tuple(shape[d] if s else n for d, (s, n) in enumerate(zip(spec, limit)))
-    return Sharded(prim.bind(v, **dict(params, limit_indices=local)), spec)
-
-
 def _concatenate(ctx, prim, vals, params):
     """Concatenation along a dimension no operand splits: operands take one spec, blocks join."""
     d = params["dimension"]
@@ -467,7 +456,8 @@ def structural_rules_missing() -> bool:
 def _install_rules():
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
     from ..jit import jit_p
-    from ..lax import reductions, slicing, structural
+    from ..lax import reductions, structural
+    from . import slicing_rules
 
     spmd_rules[structural.broadcast_in_dim_p] = _broadcast_in_dim
     spmd_rules[structural.reshape_p] = _reshape
@@ -479,13 +469,13 @@ def _install_rules():
     spmd_rules[structural.reduce_min_p] = _reduction(lambda v, ax: lax_parallel.pmin(v, _axis_name(ax)))
     spmd_rules[structural.dot_general_p] = _dot_general
     spmd_rules[structural.concatenate_p] = _concatenate
-    spmd_rules[slicing.slice_p] = _slice
     spmd_rules[reductions.argmax_p] = _arg_reduction
     spmd_rules[reductions.argmin_p] = _arg_reduction
     spmd_rules[jit_p] = sharded_jit.spmd_call  # (its shardings constrain its arguments and results)
     spmd_rules[custom_jvp_call_p] = _call("call_jaxpr")
     spmd_rules[custom_vjp_call_p] = _call("call_jaxpr")
     spmd_rules[ad.add_jaxvals_p] = _elementwise
+    slicing_rules.install(spmd_rules)
 
 
 def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None) -> list[Sharded]:

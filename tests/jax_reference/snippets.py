@@ -1918,6 +1918,10 @@ from snippets_shard_map_grads import SHARD_MAP_GRADS  # noqa: E402
 
 SNIPPETS["shard_map_grads"] = SHARD_MAP_GRADS
 
+from snippets_sharded_indexing import SHARDED_INDEXING  # noqa: E402
+
+SNIPPETS["sharded_indexing"] = SHARDED_INDEXING
+
 from snippets_scipy_more import SCIPY_MORE  # noqa: E402
 
 SNIPPETS["scipy_more"] = SCIPY_MORE
