@@ -511,7 +511,16 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     _no_groups(axis_index_groups)
     n = axis_size(axis_name)
     lax = _lax()
-    return tree_map(lambda v: lax.div(v, lax._const_like(v, n)), psum(x, axis_name))  # (a literal, as JAX)
+
+    def mean(v):
+        divisor = lax._const_like(v, n)
+        if isinstance(divisor, core.Array):
+            # (JAX's divisor is psum(1)'s value: a literal in the jaxpr, but a value a tangent
+            # trace captures, so a differentiated shard_map passes it as a residual)
+            divisor.op_result = True
+        return lax.div(v, divisor)
+
+    return tree_map(mean, psum(x, axis_name))
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):

@@ -38,6 +38,7 @@ from ..sharding import CPU_DEVICE, use_abstract_mesh
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
 from . import partition, spec_errors
+from .arg_specs import Infer, check_in_specs_match, inferred_spec
 from .named import NamedShardedArray, put_sharded
 from .partition import Spec, _entry
 from .runtime import get_runtime
@@ -365,33 +366,53 @@ def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **pa
 
 def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
     """The known body (residuals first, then its known results) and the unknown body (its
-    unknown inputs, then the residuals), as JAX lays them out. Each device's residual blocks are
-    stacked along their first dimension over all mesh axes (a scalar becomes shape ``(1,)``);
-    in a ``checked`` body, over the axes the residual varies over (an invariant one is not)."""
+    unknown inputs, then the residuals), as JAX lays them out. A residual that is one of the
+    body's known inputs or known results is forwarded from outside, not returned (JAX's
+    ``in_fwd``/``out_fwd``): ``res_fwd[k]`` is ``("in", i)`` or ``("out", i)`` for those, else
+    None. Each device's other residual blocks are stacked along their first dimension over all
+    mesh axes (a scalar becomes shape ``(1,)``); in a ``checked`` body, over the axes the residual
+    varies over (an invariant one is not). Constants JAX holds as values (``op_result``, such as
+    pmean's divisor) that the unknown body reads are residuals too, as JAX's tangent trace
+    captures them."""
     from ..lax import api as lax
 
-    j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in)
+    j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in, op_literal_residuals=True)
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
-    res = j1.outs[n_known_out:]
-    res_avals = [v.aval if v.aval.ndim else v.aval.update(shape=(1,)) for v in res]
-    if all(v.aval.ndim for v in res):
-        known = ClosedJaxpr(
-            Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*res, *j1.outs[:n_known_out]]), jaxpr.consts
-        )
+    res, known_outs = j1.outs[n_known_out:], j1.outs[:n_known_out]
+    ins_at = {v: i for i, v in enumerate(j1.in_binders)}
+    outs_at = {v: i for i, v in enumerate(known_outs) if type(v) is Var}
+    res_fwd = [
+        ("in", ins_at[r])
+        if r in ins_at
+        else ("out", outs_at[r])
+        if r in outs_at
+        else None
+        if type(r) is Var
+        else None
+        for r in res
+    ]
+    kept = [r for r, f in zip(res, res_fwd) if f is None]
+    res_avals = [v.aval if v.aval.ndim or f else v.aval.update(shape=(1,)) for v, f in zip(res, res_fwd)]
+    if all(v.aval.ndim for v in kept):
+        known = ClosedJaxpr(Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*kept, *known_outs]), jaxpr.consts)
         unknown = ClosedJaxpr(
             Jaxpr(j2.constvars, [*j2.in_binders[num_res:], *j2.in_binders[:num_res]], j2.eqns, j2.outs), []
         )
     else:
+        promoted = [f is None and not v.aval.ndim for v, f in zip(res, res_fwd)]
 
         def known_fun(*xs):
             outs = eval_jaxpr(j1, xs, jaxpr.consts)
-            rs = [r if core.get_aval(r).ndim else lax.broadcast(r, (1,)) for r in outs[n_known_out:]]
-            return [*rs, *outs[:n_known_out]]
+            rs = [r for r, f in zip(outs[n_known_out:], res_fwd) if f is None]
+            return [
+                *[r if core.get_aval(r).ndim else lax.broadcast(r, (1,)) for r in rs],
+                *outs[:n_known_out],
+            ]
 
         def unknown_fun(*xs):
             ins, rs = xs[: len(xs) - num_res], xs[len(xs) - num_res :]
-            rs = [r if v.aval.ndim else lax.squeeze(r, (0,)) for r, v in zip(rs, res)]
+            rs = [lax.squeeze(r, (0,)) if p else r for r, p in zip(rs, promoted)]
             return eval_jaxpr(j2, [*rs, *ins], [])
 
         with _manual_axes(mesh), checking_vma(checked):
@@ -401,28 +422,34 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
         res_specs = [(v.aval.vma,) if getattr(v.aval, "vma", ()) else () for v in res]
     else:
         res_specs = [(tuple(mesh.axis_names),) for _ in res_avals]
-    return known, unknown, out_unks, res_avals, res_specs
+    return known, unknown, out_unks, res_avals, res_specs, res_fwd
+
+
+def _forwarded(res_fwd, kept, known_ins, known_outs):
+    """Each residual: the next of ``kept`` (returned by the known body), or the known input or
+    result it forwards."""
+    it = iter(kept)
+    return [next(it) if f is None else (known_ins if f[0] == "in" else known_outs)[f[1]] for f in res_fwd]
 
 
 def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs, **params):
     from ..jit import _hoist_tracer_consts
 
     in_unknowns = [not t.pval.is_known for t in tracers]
-    known, unknown, out_unks, res_avals, res_specs = _split(
+    known, unknown, out_unks, res_avals, res_specs, res_fwd = _split(
         jaxpr, in_unknowns, mesh, bool(params.get("check_vma"))
     )
     known, hoisted = _hoist_tracer_consts(known)
     known_vals = [t.pval.const for t, u in zip(tracers, in_unknowns) if not u]
+    known_in_specs = [s for s, u in zip(in_specs, in_unknowns) if not u]
+    known_out_specs = [s for s, u in zip(out_specs, out_unks) if not u]
+    kept_specs = [s for s, f in zip(res_specs, res_fwd) if f is None]
     res_outs1 = _bind(
-        hoisted,
-        known_vals,
-        [s for s, u in zip(in_specs, in_unknowns) if not u],
-        res_specs + [s for s, u in zip(out_specs, out_unks) if not u],
-        known,
-        mesh=mesh,
-        **params,
+        hoisted, known_vals, known_in_specs, kept_specs + known_out_specs, known, mesh=mesh, **params
     )
-    res, outs1 = res_outs1[: len(res_avals)], res_outs1[len(res_avals) :]
+    kept, outs1 = res_outs1[: len(kept_specs)], res_outs1[len(kept_specs) :]
+    res = _forwarded(res_fwd, kept, known_vals, outs1)
+    res_specs = _forwarded(res_fwd, kept_specs, known_in_specs, known_out_specs)
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
     unk_out_specs = tuple(s for s, u in zip(out_specs, out_unks) if u)
@@ -448,22 +475,33 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
     """Split a shard_map equation of a jaxpr being split (a shard_map in a jit under grad)."""
     p = eqn.params
     mesh = p["mesh"]
-    known, unknown, out_unks, res_avals, res_specs = _split(
+    known, unknown, out_unks, res_avals, res_specs, res_fwd = _split(
         p["jaxpr"], unks_in, mesh, bool(p.get("check_vma"))
     )
-    res_vars = [Var(a.update(shape=_global_shape(mesh, a.shape, s))) for a, s in zip(res_avals, res_specs)]
+    known_in_specs = [s for s, u in zip(p["in_specs"], unks_in) if not u]
+    known_out_specs = [s for s, u in zip(p["out_specs"], out_unks) if not u]
+    kept_specs = [s for s, f in zip(res_specs, res_fwd) if f is None]
+    kept_vars = [
+        Var(a.update(shape=_global_shape(mesh, a.shape, s)))
+        for a, s, f in zip(res_avals, res_specs, res_fwd)
+        if f is None
+    ]
+    known_outs = [v for v, u in zip(eqn.out_binders, out_unks) if not u]
+    known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
+    res_vars = _forwarded(res_fwd, kept_vars, known_ins, known_outs)
+    res_specs = _forwarded(res_fwd, kept_specs, known_in_specs, known_out_specs)
     rest = _params(p)
     eqn1 = JaxprEqn(
         shard_map_p,
-        [x for x, u in zip(eqn.inputs, unks_in) if not u],
+        known_ins,
         dict(
             rest,
             jaxpr=known,
             mesh=mesh,
-            in_specs=tuple(s for s, u in zip(p["in_specs"], unks_in) if not u),
-            out_specs=tuple(res_specs) + tuple(s for s, u in zip(p["out_specs"], out_unks) if not u),
+            in_specs=tuple(known_in_specs),
+            out_specs=tuple(kept_specs) + tuple(known_out_specs),
         ),
-        res_vars + [v for v, u in zip(eqn.out_binders, out_unks) if not u],
+        kept_vars + known_outs,
         eqn.source_info,
     )
     eqn2 = JaxprEqn(
@@ -628,72 +666,6 @@ def _as_args(out, out_specs):
     return out
 
 
-class _Infer:
-    def __repr__(self):
-        return "jax.sharding.Infer"
-
-
-Infer = _Infer()
-
-
-def _inferred_spec(x, mesh: Mesh) -> PartitionSpec:
-    """``in_specs`` left out: the argument's own sharding (a traced one's, under jit, as its type
-    says: through jvp and partial-evaluation tracers to the value being staged)."""
-    if isinstance(x, NamedShardedArray):
-        return x.sharding.spec if x.sharding.mesh == mesh else PartitionSpec()
-    while isinstance(x, core.Tracer):
-        if isinstance(x, ad.JVPTracer):
-            x = x.primal
-        elif isinstance(x, ad.PartialEvalTracer) and x.pval.is_known:
-            x = x.pval.const
-        else:
-            sharding = partition.traced_sharding(x)
-            return sharding.spec if sharding is not None and sharding.mesh == mesh else PartitionSpec()
-    return PartitionSpec()
-
-
-def _known_spec(x, mesh: Mesh) -> PartitionSpec | None:
-    """The argument's sharding on ``mesh`` (through the tracers of grad and jvp to their primal
-    values; a staged value's as its type says), or None inside vmap (whose axes JAX leaves out)."""
-    while isinstance(x, core.Tracer):
-        if isinstance(x, ad.PrimalTracer):
-            x = x.primal
-        elif isinstance(x, ad.PartialEvalTracer) and x.pval.is_known:
-            x = x.pval.const
-        elif isinstance(x, batching.BatchTracer):
-            return None
-        else:
-            sharding = partition.traced_sharding(x)
-            return sharding.spec if sharding is not None and sharding.mesh == mesh else PartitionSpec()
-    return (
-        x.sharding.spec if isinstance(x, NamedShardedArray) and x.sharding.mesh == mesh else PartitionSpec()
-    )
-
-
-def _check_in_specs_match(mesh: Mesh, leaves, in_sp):
-    """On a mesh whose axes are all Explicit, arrays carry their shardings in their types: the
-    in_specs must say what they are (as JAX checks)."""
-    from ..sharding import typeof
-
-    if not all(t is AxisType.Explicit for t in mesh.axis_types):
-        return
-    for x, spec in zip(leaves, in_sp):
-        got = _known_spec(x, mesh)  # (a traced argument's, under jit, as its type says)
-        if got is None:
-            continue
-        ndim = core.get_aval(x).ndim
-        want = PartitionSpec(*[_entry(axes) for axes in _padded(spec, ndim)])
-        got_n = got._normalized_spec_for_aval(ndim)
-        # (size-1 mesh axes stay in both, as jax_remove_size_one_mesh_axis_from_type is off)
-        if tuple(got_n) != tuple(want):
-            raise ValueError(
-                f"in_specs passed to shard_map: {want} does not match the specs of the input: {got_n} for "
-                f"arg: {typeof(x)}. `in_specs` is an optional argument so you can omit specifying it and "
-                "shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, "
-                "you can use `jax.reshard` on the arguments and then pass those args to shard_map."
-            )
-
-
 def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(), check_vma=True):
     """Run ``f`` once per device of ``mesh`` on that device's blocks (as ``in_specs`` cut the
     arguments); ``out_specs`` say how the per-device results assemble. Collectives in ``f``
@@ -732,7 +704,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             raise ValueError("shard_map needs a mesh: pass mesh= or call it under jax.set_mesh(mesh)")
         leaves, in_tree = tree_flatten(args)
         if in_specs is Infer:
-            specs = [_inferred_spec(x, m) for x in leaves]
+            specs = [inferred_spec(x, m) for x in leaves]
         else:
             specs = _per_leaf_specs(in_specs, args, "in_specs")
         avals = [core.get_aval(x) for x in leaves]
@@ -741,7 +713,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         for a, s in zip(avals, in_sp):
             _sharding(m, s).check_shape(a.shape)
         if in_specs is not Infer:
-            _check_in_specs_match(m, leaves, in_sp)
+            check_in_specs_match(m, leaves, in_sp)
         if not core.tracing_active() and core._state.dynamic is None:
             from .shard_map_eager import run_eagerly
 

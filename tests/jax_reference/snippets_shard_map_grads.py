@@ -187,3 +187,34 @@ SHARD_MAP_GRADS = [
         " mesh=mesh, in_specs=(P('i'), P()), out_specs=P('i'))(x, w)\n" + "out = seen[0]",
     ),
 ]
+
+# The jaxprs of gradients of shard_map: which residuals the forward body returns (a known input or
+# result is forwarded instead; pmean's divisor is one; a scalar becomes f32[1]) and their specs
+_GRAD_TEXTS = {
+    "pmean_loss": (
+        "lambda x, w: jax.lax.pmean(jnp.sum(jnp.sin(x * w[0])), 'i')",
+        "(P('i'), P())",
+        "P()",
+    ),
+    "varying_out": ("lambda x, w: x * w[0]", "(P('i'), P())", "P('i')"),
+    "residual_is_result": ("lambda x, w: jnp.exp(x * w[1])", "(P('i'), P())", "P('i')"),
+    "scalar_input": ("lambda x, w: jnp.sum(x) * w[0] * w[1]", "(P('i'), P())", "P('i')"),
+    "two_pmeans": (
+        "lambda x, w: jax.lax.pmean(x * w[0], 'i') + jax.lax.pmean(jnp.cos(x) * w[1], 'i')",
+        "(P('i'), P())",
+        "P()",
+    ),
+}
+
+SHARD_MAP_GRADS += [
+    (
+        f"grad_text_{name}_{'checked' if checked else 'unchecked'}{'_jit' if jitted else ''}",
+        _SETUP
+        + f"f = jax.shard_map({body}, mesh=mesh, in_specs={specs}, out_specs={out}, check_vma={checked})\n"
+        + "g = jax.grad(lambda x, w: jnp.sum(f(x, w)), argnums=(0, 1))\n"
+        + f"out = (str(jax.make_jaxpr({'jax.jit(g)' if jitted else 'g'})(x, w)), g(x, w))",
+    )
+    for name, (body, specs, out) in _GRAD_TEXTS.items()
+    for checked in (True, False)
+    for jitted in (False, True)
+]
