@@ -139,14 +139,20 @@ def _checked(params, specs):
     return list(specs) if params.get("check_vma") else None
 
 
+def _typed_body(body: ClosedJaxpr, specs, mesh, params) -> ClosedJaxpr:
+    """A rule's body, its values typed with the axes they vary over (as JAX's) where checked."""
+    if not params.get("check_vma") or body.jaxpr in ir.sharded_types:
+        return body
+    typed, _ = type_varying(body.jaxpr, [_in_mesh_order(mesh, _mentioned(s)) for s in specs], mesh)
+    return ClosedJaxpr(typed, body.consts)
+
+
 def _bind(hoisted, args, in_specs, out_specs, body, *, mesh, **params):
     """``shard_map_p`` on ``args`` (tracers of outer transformations closed over by the body come
     first, replicated)."""
     specs = ((),) * len(hoisted) + tuple(in_specs)
     params.setdefault("newly_manual_axes", frozenset(mesh.axis_names))  # (every mesh axis)
-    if params.get("check_vma") and body.jaxpr not in ir.sharded_types:  # (a rule's body: typed as JAX's)
-        typed, _ = type_varying(body.jaxpr, [_in_mesh_order(mesh, _mentioned(s)) for s in specs], mesh)
-        body = ClosedJaxpr(typed, body.consts)
+    body = _typed_body(body, specs, mesh, params)
     return shard_map_p.bind(
         *hoisted, *args, jaxpr=body, mesh=mesh, in_specs=specs, out_specs=tuple(out_specs), **params
     )
@@ -365,8 +371,8 @@ def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **pa
 
 
 def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
-    """The known body (residuals first, then its known results) and the unknown body (its
-    unknown inputs, then the residuals), as JAX lays them out. A residual that is one of the
+    """The known body (residuals first, then its known results) and the unknown body (the
+    residuals, then its unknown inputs), as JAX lays them out. A residual that is one of the
     body's known inputs or known results is forwarded from outside, not returned (JAX's
     ``in_fwd``/``out_fwd``): ``res_fwd[k]`` is ``("in", i)`` or ``("out", i)`` for those, else
     None. Each device's other residual blocks are stacked along their first dimension over all
@@ -396,9 +402,7 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
     res_avals = [v.aval if v.aval.ndim or f else v.aval.update(shape=(1,)) for v, f in zip(res, res_fwd)]
     if all(v.aval.ndim for v in kept):
         known = ClosedJaxpr(Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*kept, *known_outs]), jaxpr.consts)
-        unknown = ClosedJaxpr(
-            Jaxpr(j2.constvars, [*j2.in_binders[num_res:], *j2.in_binders[:num_res]], j2.eqns, j2.outs), []
-        )
+        unknown = ClosedJaxpr(j2, [])
     else:
         promoted = [f is None and not v.aval.ndim for v, f in zip(res, res_fwd)]
 
@@ -411,13 +415,12 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
             ]
 
         def unknown_fun(*xs):
-            ins, rs = xs[: len(xs) - num_res], xs[len(xs) - num_res :]
-            rs = [lax.squeeze(r, (0,)) if p else r for r, p in zip(rs, promoted)]
-            return eval_jaxpr(j2, [*rs, *ins], [])
+            rs = [lax.squeeze(r, (0,)) if p else r for r, p in zip(xs[:num_res], promoted)]
+            return eval_jaxpr(j2, [*rs, *xs[num_res:]], [])
 
         with _manual_axes(mesh), checking_vma(checked):
             known = trace_to_jaxpr(known_fun, [v.aval for v in j1.in_binders])
-            unknown = trace_to_jaxpr(unknown_fun, [*[v.aval for v in j2.in_binders[num_res:]], *res_avals])
+            unknown = trace_to_jaxpr(unknown_fun, [*res_avals, *[v.aval for v in j2.in_binders[num_res:]]])
     if checked:
         res_specs = [(v.aval.vma,) if getattr(v.aval, "vma", ()) else () for v in res]
     else:
@@ -453,17 +456,18 @@ def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs,
     res_tracers = [trace.instantiate_const(trace.full_raise(r)) for r in res]
     unknown_tracers = [trace.instantiate_const(t) for t, u in zip(tracers, in_unknowns) if u]
     unk_out_specs = tuple(s for s, u in zip(out_specs, out_unks) if u)
+    unk_in_specs = tuple(res_specs) + tuple(s for s, u in zip(in_specs, in_unknowns) if u)
     params2 = dict(
         params,
-        jaxpr=unknown,
+        jaxpr=_typed_body(unknown, unk_in_specs, mesh, params),
         mesh=mesh,
-        in_specs=tuple(s for s, u in zip(in_specs, in_unknowns) if u) + tuple(res_specs),
+        in_specs=unk_in_specs,
         out_specs=unk_out_specs,
     )
     out_avals = shard_map_p.abstract_eval(**params2)
     outs2 = [ad.PartialEvalTracer(trace, ad.PartialVal.unknown(a), None) for a in out_avals]
     recipe = ad.JaxprEqnRecipe(
-        shard_map_p, unknown_tracers + res_tracers, params2, out_avals, outs2, core.current_source_info()
+        shard_map_p, res_tracers + unknown_tracers, params2, out_avals, outs2, core.current_source_info()
     )
     for t in outs2:
         t.recipe = recipe
@@ -504,14 +508,15 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
         kept_vars + known_outs,
         eqn.source_info,
     )
+    unk_in_specs = tuple(res_specs) + tuple(s for s, u in zip(p["in_specs"], unks_in) if u)
     eqn2 = JaxprEqn(
         shard_map_p,
-        [x for x, u in zip(eqn.inputs, unks_in) if u] + res_vars,
+        res_vars + [x for x, u in zip(eqn.inputs, unks_in) if u],
         dict(
             rest,
-            jaxpr=unknown,
+            jaxpr=_typed_body(unknown, unk_in_specs, mesh, p),
             mesh=mesh,
-            in_specs=tuple(s for s, u in zip(p["in_specs"], unks_in) if u) + tuple(res_specs),
+            in_specs=unk_in_specs,
             out_specs=tuple(s for s, u in zip(p["out_specs"], out_unks) if u),
         ),
         [v for v, u in zip(eqn.out_binders, out_unks) if u],

@@ -218,3 +218,34 @@ SHARD_MAP_GRADS += [
     for checked in (True, False)
     for jitted in (False, True)
 ]
+
+# Other differentiations of shard_map, as jaxprs: the linear body takes the residuals first
+_MESH2 = "mesh2 = jax.make_mesh((4, 2), ('i', 'j'), axis_types=(AxisType.Auto,) * 2)\nX = jnp.arange(32.).reshape(8, 4)\n"
+_RING = "[(k, (k + 1) % 4) for k in range(4)]"
+_OTHER_TEXTS = {
+    "linearize": "lambda x: jax.linearize(jax.shard_map(lambda a: jnp.exp(a) * a, mesh=mesh, in_specs=P('i'), "
+    "out_specs=P('i')), x)[1](x)",
+    "vjp": "lambda x: jax.vjp(jax.shard_map(lambda a: jnp.exp(a), mesh=mesh, in_specs=P('i'), out_specs=P('i')), x)"
+    "[1](x)",
+    "jvp": "lambda x: jax.jvp(jax.shard_map(jnp.sin, mesh=mesh, in_specs=P('i'), out_specs=P('i')), (x,), (x,))",
+    "all_gather": "jax.grad(lambda x: jax.shard_map(lambda a: jax.lax.all_gather(a, 'i', tiled=True) ** 2, "
+    "mesh=mesh, in_specs=P('i'), out_specs=P())(x).sum())",
+    "ppermute": f"jax.grad(lambda x: jax.shard_map(lambda a: jax.lax.ppermute(jnp.sin(a), 'i', {_RING}), "
+    "mesh=mesh, in_specs=P('i'), out_specs=P('i'))(x).sum())",
+    "psum_scatter": "jax.grad(lambda x: jax.shard_map(lambda a: jax.lax.psum_scatter(a * a, 'i', tiled=True), "
+    "mesh=mesh, in_specs=P(), out_specs=P('i'))(x).sum())",
+    "axis_index": "jax.grad(lambda x: jax.shard_map(lambda a: a * jax.lax.axis_index('i'), mesh=mesh, "
+    "in_specs=P('i'), out_specs=P('i'))(x).sum())",
+}
+SHARD_MAP_GRADS += [
+    (f"text_{name}", _SETUP + f"out = str(jax.make_jaxpr({fun})(x))") for name, fun in _OTHER_TEXTS.items()
+]
+SHARD_MAP_GRADS += [
+    (
+        "text_mesh2_psum",
+        _SETUP
+        + _MESH2
+        + "g = jax.grad(lambda X: jax.shard_map(lambda a: jax.lax.psum(jnp.sum(a ** 2), ('i', 'j')), mesh=mesh2, "
+        "in_specs=P('i', 'j'), out_specs=P())(X))\nout = (str(jax.make_jaxpr(g)(X)), g(X))",
+    ),
+]
