@@ -370,7 +370,7 @@ def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **pa
     return outs, [0] * len(outs)
 
 
-def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
+def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False, traced: bool = True):
     """The known body (residuals first, then its known results) and the unknown body (the
     residuals, then its unknown inputs), as JAX lays them out. A residual that is one of the
     body's known inputs or known results is forwarded from outside, not returned (JAX's
@@ -378,11 +378,12 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False):
     None. Each device's other residual blocks are stacked along their first dimension over all
     mesh axes (a scalar becomes shape ``(1,)``); in a ``checked`` body, over the axes the residual
     varies over (an invariant one is not). Constants JAX holds as values (``op_result``, such as
-    pmean's divisor) that the unknown body reads are residuals too, as JAX's tangent trace
-    captures them."""
+    pmean's divisor) that the unknown body reads are residuals too when the shard_map is being
+    ``traced`` under linearization, as JAX's tangent trace captures them (a staged one's, in a jit
+    being split, are literals by then)."""
     from ..lax import api as lax
 
-    j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in, op_literal_residuals=True)
+    j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in, op_literal_residuals=traced)
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
     res, known_outs = j1.outs[n_known_out:], j1.outs[:n_known_out]
@@ -480,7 +481,7 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
     p = eqn.params
     mesh = p["mesh"]
     known, unknown, out_unks, res_avals, res_specs, res_fwd = _split(
-        p["jaxpr"], unks_in, mesh, bool(p.get("check_vma"))
+        p["jaxpr"], unks_in, mesh, bool(p.get("check_vma")), traced=False
     )
     known_in_specs = [s for s, u in zip(p["in_specs"], unks_in) if not u]
     known_out_specs = [s for s, u in zip(p["out_specs"], out_unks) if not u]
@@ -500,7 +501,7 @@ def _shard_map_partial_eval_jaxpr(unks_in, eqn):
         known_ins,
         dict(
             rest,
-            jaxpr=known,
+            jaxpr=_typed_body(known, known_in_specs, mesh, p),
             mesh=mesh,
             in_specs=tuple(known_in_specs),
             out_specs=tuple(kept_specs) + tuple(known_out_specs),

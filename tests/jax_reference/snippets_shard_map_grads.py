@@ -249,3 +249,16 @@ SHARD_MAP_GRADS += [
         "in_specs=P('i', 'j'), out_specs=P())(X))\nout = (str(jax.make_jaxpr(g)(X)), g(X))",
     ),
 ]
+
+# grad of a jit of a shard_map: the staged shard_map is split (JAX's partial_eval_jaxpr_custom rule)
+SHARD_MAP_GRADS += [
+    (
+        f"grad_of_jit_text_{name}_{'checked' if checked else 'unchecked'}",
+        _SETUP
+        + f"f = jax.jit(jax.shard_map({body}, mesh=mesh, in_specs={specs}, out_specs={out}, check_vma={checked}))\n"
+        + "g = jax.grad(lambda x, w: jnp.sum(f(x, w)), argnums=(0, 1))\n"
+        + "out = (str(jax.make_jaxpr(g)(x, w)), g(x, w))",
+    )
+    for name, (body, specs, out) in _GRAD_TEXTS.items()
+    for checked in (True, False)
+]
