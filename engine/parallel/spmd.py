@@ -544,7 +544,11 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
     (a collective's operand to vary over its axes), ``psum`` is one ``psum_invariant`` per operand,
     and every value's type shows the axes it varies over (``f32[3]{V:i}``). Results are
     ``pvary``'d to the axes ``out_want`` names. Also the results' varying axes."""
+    from ..ad_checkpoint import checkpoint_p
     from ..jit_primitive import jit_p, staged_like
+    from ..lax.cond import cond_p
+    from ..lax.loops import while_p
+    from ..lax.scan import scan_p
     from ..lax.parallel import all_gather_p, all_to_all_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
 
     env: dict = {}
@@ -592,6 +596,12 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
             for o, a in zip(eqn.out_binders, outs_v):
                 note(o, a)
             continue
+        elif prim in (checkpoint_p, scan_p, cond_p, while_p):
+            params, outs_v = _typed_bodies(prim, params, [vma(x) for x in ins], mesh)
+            eqns.append(eqn._replace(inputs=ins, params=params))
+            for o, a in zip(eqn.out_binders, outs_v):
+                note(o, a)
+            continue
         elif next(ir.subjaxprs(eqn), None) is not None:
             outs = vma_rule(prim, params, [vma(x) for x in ins])
         else:
@@ -608,6 +618,36 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
     if types:
         ir.sharded_types[typed] = types
     return typed, [vma(x) for x in outs_atoms]
+
+
+def _typed_bodies(prim, params, in_vmas, mesh) -> tuple[dict, list]:
+    """A remat's, scan's, cond's or while's bodies typed with the axes their values vary over,
+    given its operands' (``type_varying``), and the axes its results vary over."""
+    from ..lax.cond import cond_p
+    from ..lax.loops import while_p
+    from ..lax.scan import scan_p
+
+    def typed(body, vmas):
+        closed = isinstance(body, ClosedJaxpr)
+        sub, outs = type_varying(body.jaxpr if closed else body, vmas, mesh)
+        return (ClosedJaxpr(sub, body.consts) if closed else sub), outs
+
+    if prim is cond_p:  # (the branches take the operands after the index)
+        pairs = [typed(b, in_vmas[1:]) for b in params["branches"]]
+        outs = [_in_mesh_order(mesh, set().union(*o)) for o in zip(*[p[1] for p in pairs])]
+        return dict(params, branches=tuple(p[0] for p in pairs)), outs
+    if prim is while_p:  # (operands: the cond's consts, the body's, then the carry)
+        nc, nb = params["cond_nconsts"], params["body_nconsts"]
+        carry = in_vmas[nc + nb :]
+        cond, _ = typed(params["cond_jaxpr"], in_vmas[:nc] + carry)
+        body, outs = typed(params["body_jaxpr"], in_vmas[nc : nc + nb] + carry)
+        return dict(params, cond_jaxpr=cond, body_jaxpr=body), outs
+    body, outs = typed(params["jaxpr"], in_vmas)  # (remat, scan: the body takes the operands)
+    if prim is scan_p:  # (a carry varies as its initial value does too: JAX checks they agree)
+        n = params["num_carry"]
+        init = in_vmas[params["num_consts"] : params["num_consts"] + n]
+        outs = [_in_mesh_order(mesh, set(a) | set(b)) for a, b in zip(outs[:n], init)] + list(outs[n:])
+    return dict(params, jaxpr=body), outs
 
 
 def _check_out_vma(fun_name, mesh, out_sp, out_vmas, out_specs, out_value):
