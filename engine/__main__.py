@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run_plain(script: str, args: list[str]) -> int:
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(os.path.abspath(script), run_name="__main__")  # (python names its script absolutely)
+    runpy.run_path(script, run_name="__main__")
     return 0
 
 
