@@ -660,14 +660,7 @@ def _register_automatic_rows() -> None:
     error_checks[dynamic_slicing.dynamic_slice_p] = _dynamic_slice_check
     error_checks[dynamic_slicing.dynamic_update_slice_p] = _dynamic_update_slice_check
     error_checks[gather_scatter.gather_p] = _gather_check
-    for prim in (
-        gather_scatter.scatter_p,
-        gather_scatter.scatter_add_p,
-        gather_scatter.scatter_sub_p,
-        gather_scatter.scatter_mul_p,
-        gather_scatter.scatter_min_p,
-        gather_scatter.scatter_max_p,
-    ):
+    for prim in gather_scatter.scatters:
         error_checks[prim] = functools.partial(_scatter_check, prim)
     error_checks[check_p] = _check_discharge
 

@@ -355,12 +355,11 @@ scatter_sub_p = Primitive("scatter-sub")
 scatter_mul_p = Primitive("scatter-mul")
 scatter_min_p = Primitive("scatter-min")
 scatter_max_p = Primitive("scatter-max")
+scatters = (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p)
 # Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
 # A scatter's combiner rounds each update to the narrow dtype (numpy's ufunc.at on ml_dtypes' types),
 # as XLA's scatter loop does: widened, duplicates would be summed in float32 and rounded once.
-narrow_dtypes.keeps_narrow.update(
-    (gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p)
-)
+narrow_dtypes.keeps_narrow.update((gather_p, *scatters))
 
 _COMBINER_OPS = {
     scatter_add_p: "add",
@@ -697,7 +696,7 @@ def _scatter_batch(prim):
     return rule
 
 
-for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p):
+for _p in scatters:
     _p.def_impl(_scatter_impl(_p))
     _p.def_abstract_eval(_scatter_abstract)
     batching.batch_rules[_p] = _scatter_batch(_p)

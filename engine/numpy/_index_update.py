@@ -84,92 +84,6 @@ class _IndexUpdateRef:
             api_name=api_name,
         )
 
-    def set(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        return self._update(
-            lax.scatter,
-            values,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            out_sharding,
-            ".set",
-        )
-
-    def add(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        return self._update(
-            lax.scatter_add,
-            values,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            out_sharding,
-            ".add",
-        )
-
-    def subtract(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        return self._update(
-            lax.scatter_sub,
-            values,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            out_sharding,
-            ".subtract",
-        )
-
-    def multiply(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        return self._update(
-            lax.scatter_mul,
-            values,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            out_sharding,
-            ".multiply",
-        )
-
-    mul = multiply
-
     def _ones_but(self, values, indices_are_sorted, unique_indices, mode, wrap, out_sharding, api_name):
         # Ones with ``values`` multiplied in at the index (JAX builds divide and power this way).
         from ._creation import ones_like
@@ -187,82 +101,6 @@ class _IndexUpdateRef:
             api_name=api_name,
         )
 
-    def divide(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        from ._ufuncs import divide
-
-        denom = self._ones_but(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding, ".divide"
-        )
-        return divide(as_operand(self.array), denom)
-
-    def power(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        from ._ufuncs import power
-
-        expo = self._ones_but(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding, ".power"
-        )
-        return power(as_operand(self.array), expo)
-
-    def min(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        return self._update(
-            lax.scatter_min,
-            values,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            out_sharding,
-            ".min",
-        )
-
-    def max(
-        self,
-        values,
-        *,
-        indices_are_sorted=False,
-        unique_indices=False,
-        mode=None,
-        out_sharding=None,
-        wrap_negative_indices=True,
-    ):
-        return self._update(
-            lax.scatter_max,
-            values,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-            out_sharding,
-            ".max",
-        )
-
     def apply(
         self, func, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True
     ):
@@ -275,3 +113,42 @@ class _IndexUpdateRef:
 
         zero = zeros_like(as_operand(self.array), shape=())
         return self._update(scatter_fn, zero, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+
+
+def _update_method(name: str, scatter=None, ufunc_name: str | None = None):
+    """``x.at[idx].<name>(values)``: ``values`` combined into ``x[idx]`` by ``scatter``; or, with
+    ``ufunc_name``, that ufunc of ``x`` and ones with ``values`` at the index (JAX's divide, power)."""
+
+    def method(
+        self,
+        values,
+        *,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=None,
+        out_sharding=None,
+        wrap_negative_indices=True,
+    ):
+        flags = (indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding, f".{name}")
+        if ufunc_name is None:
+            return self._update(scatter, values, *flags)
+        from . import _ufuncs
+
+        return getattr(_ufuncs, ufunc_name)(as_operand(self.array), self._ones_but(values, *flags))
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name, _scatter in (
+    ("set", lax.scatter),
+    ("add", lax.scatter_add),
+    ("subtract", lax.scatter_sub),
+    ("multiply", lax.scatter_mul),
+    ("min", lax.scatter_min),
+    ("max", lax.scatter_max),
+):
+    setattr(_IndexUpdateRef, _name, _update_method(_name, _scatter))
+_IndexUpdateRef.mul = _IndexUpdateRef.multiply
+_IndexUpdateRef.divide = _update_method("divide", ufunc_name="divide")
+_IndexUpdateRef.power = _update_method("power", ufunc_name="power")

@@ -235,12 +235,5 @@ def install(rules: dict) -> None:
     rules[dynamic_slicing.dynamic_slice_p] = _dynamic_slice
     rules[dynamic_slicing.dynamic_update_slice_p] = _dynamic_update_slice
     rules[gather_scatter.gather_p] = _gather
-    for p in (
-        gather_scatter.scatter_p,
-        gather_scatter.scatter_add_p,
-        gather_scatter.scatter_sub_p,
-        gather_scatter.scatter_mul_p,
-        gather_scatter.scatter_min_p,
-        gather_scatter.scatter_max_p,
-    ):
+    for p in gather_scatter.scatters:
         rules[p] = _scatter
