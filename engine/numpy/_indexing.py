@@ -97,17 +97,10 @@ def rewriting_take(
         if out is not None:
             return out
     indices = _expand_bool_indices(indices, x.shape)
-    gather = functools.partial(
-        _gather,
-        mode=parsed_mode,
-        fill_value=fill_value,
-        unique_indices=unique_indices,
-        indices_are_sorted=indices_are_sorted,
-        normalize_indices=normalize_indices,
-    )
-    if out_sharding is not None:
-        return _auto_axes_out(gather, out_sharding, api_name)(x, indices)
-    return gather(x, indices)
+    args = (parsed_mode, fill_value, unique_indices, indices_are_sorted, normalize_indices)
+    if out_sharding is None:
+        return _gather(x, indices, *args)
+    return _auto_axes_out(lambda x, indices: _gather(x, indices, *args), out_sharding, api_name)(x, indices)
 
 
 def _has_partial_slices(indices, shape) -> bool:
@@ -127,7 +120,7 @@ def _auto_axes_out(fun, out_sharding, api_name: str):
     """``fun`` run with the mesh's explicit axes ``Auto``, its result laid out by ``out_sharding``
     (a ``PartitionSpec`` is on the current mesh), as JAX's ``.at[...].get/set(out_sharding=)``.
     Only explicit axes may be named; on a mesh with none it lays nothing out (as JAX)."""
-    from ..sharding import NamedSharding, PartitionSpec, auto_axes, get_abstract_mesh
+    from ..sharding import AxisType, NamedSharding, PartitionSpec, _axes_of, auto_axes, get_abstract_mesh
     from ..source_info import current_source_info
     from ..tracer_origins import summarize
 
@@ -140,8 +133,8 @@ def _auto_axes_out(fun, out_sharding, api_name: str):
     spec = out_sharding.spec if isinstance(out_sharding, NamedSharding) else out_sharding
     kinds = dict(zip(mesh.axis_names, mesh.axis_types))
     for entry in spec:
-        for name in (entry,) if isinstance(entry, str) else entry or ():
-            if name in kinds and getattr(kinds[name], "name", "") in ("Auto", "Manual"):
+        for name in _axes_of(entry):
+            if kinds.get(name) in (AxisType.Auto, AxisType.Manual):
                 raise ValueError(
                     f"PartitionSpec passed to {api_name} cannot contain axis names that are of type "
                     f"Auto or Manual. Got PartitionSpec: {spec} with axis name: {name} of type: "
@@ -555,22 +548,14 @@ def _index_to_gather(shape, indices, normalize_indices: bool = True) -> _GatherI
 
 
 def _split_like(y, x, slice_axes):
+    """``y`` split over the explicit axes splitting the dimensions of ``x`` it is a slice of."""
     from ..sharding import NamedSharding, PartitionSpec, reshard
 
     sharding = x.sharding
-    spec = tuple(sharding.spec) + (None,) * (x.ndim - len(sharding.spec))
-    typed = set(sharding.mesh.explicit_axes)
-
-    def entry(axis):
-        names = () if axis is None or spec[axis] is None else spec[axis]
-        names = (names,) if isinstance(names, str) else tuple(names)
-        kept = tuple(a for a in names if a in typed)
-        return None if not kept else kept[0] if len(kept) == 1 else kept
-
-    want = PartitionSpec(*[entry(a) for a in slice_axes])
-    if not any(want):
-        return y
-    return reshard(y, NamedSharding(sharding.mesh, want))
+    axes, typed = sharding._normalized(x.ndim), set(sharding.mesh.explicit_axes)
+    # (a spec canonicalizes () to None and a 1-tuple to its axis)
+    want = PartitionSpec(*[() if a is None else tuple(n for n in axes[a] if n in typed) for a in slice_axes])
+    return reshard(y, NamedSharding(sharding.mesh, want)) if any(want) else y
 
 
 def _fits(value: int, dtype) -> bool:
@@ -596,15 +581,15 @@ def scatter_update(
     """``x`` with ``y`` combined into ``x[idx]`` by ``scatter_fn`` (a ``lax.scatter*``).
     ``out_sharding`` lays the result out (the scatter runs with the mesh's axes ``Auto``)."""
     if out_sharding is not None:
-        update = functools.partial(
-            scatter_update,
-            scatter_fn=scatter_fn,
+        kw = dict(
             mode=mode,
             unique_indices=unique_indices,
             indices_are_sorted=indices_are_sorted,
             normalize_indices=normalize_indices,
         )
-        return _auto_axes_out(lambda x, y: update(x, idx, y), out_sharding, api_name)(x, y)
+        return _auto_axes_out(
+            lambda x, y: scatter_update(x, idx, y, scatter_fn, **kw), out_sharding, api_name
+        )(x, y)
     on_mesh = getattr(x, "on_mesh", False)
     x = as_operand(x)
     if isinstance(y, int) and dtype_kind(x.dtype) in "iu" and _fits(y, x.dtype):

@@ -387,18 +387,9 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False, traced: boo
     j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
     res, known_outs = j1.outs[n_known_out:], j1.outs[:n_known_out]
-    ins_at = {v: i for i, v in enumerate(j1.in_binders)}
-    outs_at = {v: i for i, v in enumerate(known_outs) if type(v) is Var}
-    res_fwd = [
-        ("in", ins_at[r])
-        if r in ins_at
-        else ("out", outs_at[r])
-        if r in outs_at
-        else None
-        if type(r) is Var
-        else None
-        for r in res
-    ]
+    ins_at = {v: ("in", i) for i, v in enumerate(j1.in_binders)}
+    outs_at = {v: ("out", i) for i, v in enumerate(known_outs) if type(v) is Var}
+    res_fwd = [(ins_at.get(r) or outs_at.get(r)) if type(r) is Var else None for r in res]
     kept = [r for r, f in zip(res, res_fwd) if f is None]
     res_avals = [v.aval if v.aval.ndim or f else v.aval.update(shape=(1,)) for v, f in zip(res, res_fwd)]
     if all(v.aval.ndim for v in kept):
