@@ -548,6 +548,10 @@ empty2_p.def_abstract_eval(lambda *, dtype, memory_space: ShapedArray((), dtype,
 def empty_like(aval: ShapedArray):
     """A value of ``aval``'s type that nobody reads (JAX's ``ad_util.empty_like_aval``)."""
     out = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
+    if getattr(aval, "vma", ()):  # (a residual of a checked shard_map body varies as it does)
+        from .varying import pvary_to
+
+        out = pvary_to(out, aval.vma)
     return _lax().broadcast_in_dim(out, aval.shape, ()) if aval.shape else out
 
 

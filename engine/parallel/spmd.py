@@ -30,7 +30,7 @@ import numpy as np
 from .. import ad, batching, core, ir, monitoring
 from ..avals import vma_str
 from ..core import Array, ShapedArray
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..lax import parallel as lax_parallel
 from ..lax.varying import checking_vma, vma_rule
 from ..sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, _axes_of
@@ -315,11 +315,8 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
         c = ad.instantiate_zeros(c)
         copies = 1 if checked else math.prod(mesh.shape[a] for a in _unmentioned(mesh, s))
         shared.append(c if copies == 1 else lax.div(c, float(copies)))
-    undef_avals = [
-        a.aval.update(shape=_block_shape(mesh, a.aval.shape, s))
-        for a, s, u in zip(args, in_specs, undef)
-        if u
-    ]
+    # (the body's own binder types: in a checked body they carry the axes each input varies over)
+    undef_avals = [v.aval for v, u in zip(jaxpr.jaxpr.in_binders, undef) if u]
     undef_specs = [s for s, u in zip(in_specs, undef) if u]
     avals = [_local_aval(mesh, c, s) for c, s in zip(shared, out_specs)] + [
         _local_aval(mesh, a, s) for a, s in defined
@@ -384,7 +381,6 @@ def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False, traced: boo
     from ..lax import api as lax
 
     j1, j2, out_unks, num_res = ad.partial_eval_jaxpr(jaxpr.jaxpr, unks_in, op_literal_residuals=traced)
-    j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res
     res, known_outs = j1.outs[n_known_out:], j1.outs[:n_known_out]
     ins_at = {v: ("in", i) for i, v in enumerate(j1.in_binders)}

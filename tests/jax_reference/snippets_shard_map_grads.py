@@ -271,13 +271,10 @@ _NESTED = {
     "cond": "lambda a: jax.lax.cond(a.sum() > 0, jnp.sin, jnp.cos, a)",
     "fori": "lambda a: jax.lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * a, a)",
 }
-# (the gradients' jaxprs of a cond and of a fori_loop inside a body differ from JAX's: JAX's traced
-# linearization keeps the loop counter in the forward scan and pads cond residuals with empty2)
-_JAXPR_DIFFERS = {"cond", "fori"}
 for _name, _body in _NESTED.items():
     _sm = f"jax.shard_map({_body}, mesh=mesh, in_specs=P('i'), out_specs=P('i'))"
     _g = f"g = jax.grad(lambda x: {_sm}(x).sum())\n"
-    _out = "out = g(x)" if _name in _JAXPR_DIFFERS else "out = (str(jax.make_jaxpr(g)(x)), g(x))"
+    _out = "out = (str(jax.make_jaxpr(g)(x)), g(x))"
     SHARD_MAP_GRADS += [
         (f"nested_{_name}", _SETUP + f"out = str(jax.make_jaxpr({_sm})(x))"),
         (f"nested_{_name}_grad", _SETUP + _g + _out),
