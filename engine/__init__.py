@@ -77,7 +77,7 @@ from .callbacks import pure_callback  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp, custom_gradient, closure_convert  # noqa: F401
 from . import custom_batching  # noqa: E402,F401  (jax.custom_batching)
 from . import version  # noqa: E402,F401  (jax.version)
-from .ad_checkpoint import checkpoint_policies  # noqa: F401
+from .checkpoint_policies import checkpoint_policies  # noqa: F401
 from .parallel import (
     pmap,
     devices,

@@ -13,7 +13,6 @@ import numpy as np
 
 from . import ad, batching, core, lax
 from .constant_staging import compile_time_eval
-from .core import Array
 from .tree_util import (
     broadcast_prefix,
     keystr,
@@ -23,6 +22,7 @@ from .tree_util import (
 )
 from .narrow_dtypes import kind as dtype_kind
 from .pytree.flatten import flatten_args, unflatten_args
+from .pytree.partial import Partial
 from .tangent_checks import check_jvp_tangent, check_linearized_tangent
 from .vjp_function import VJP, Backward, fun_name, split_residuals
 from .vmap_sizes import inconsistent_sizes
@@ -152,7 +152,13 @@ def _aux_fun(fun, has_aux):
 
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
-    """``(primals_out, f_jvp)``: the output and a function evaluating the JVP at ``primals``."""
+    """``(primals_out, f_jvp)``: the output and a function evaluating the JVP at ``primals``.
+    ``f_jvp`` is a ``Partial`` whose leaves are the residuals (JAX's), so ``jit`` can return it.
+
+    >>> y, f_jvp = linearize(jnp.sin, 0.5)
+    >>> f_jvp(2.0)   # 2 * cos(0.5)
+    Array(1.7551651, dtype=float32, weak_type=True)
+    """
     primals_flat, in_tree = tree_flatten((primals, {}))
     _check_arrays(primals_flat, "linearize")
     out_store = []
@@ -162,24 +168,30 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     )
     out_tree = out_store[0]
     primal_avals = [core.get_aval(p) for p in primals_flat]
-
-    def f_jvp(*tangents):
-        t_flat, t_tree = tree_flatten((tangents, {}))
-        if t_tree != in_tree:
-            raise TypeError(f"linearized function called with tree {t_tree}, expected {in_tree}")
-        for p, t in zip(primal_avals, t_flat):
-            check_linearized_tangent(p, core.get_aval(t))
-        unk = [t for t, d in zip(t_flat, differentiable) if d]
-        from .ir import eval_jaxpr
-
-        outs = iter(eval_jaxpr(jaxpr, [*consts, *unk]))
-        res = [next(outs) if not p.is_known else p.const for p in tangent_pvals]
-        return tree_unflatten(out_tree, res)
-
+    lifted = functools.partial(
+        _lift_linearized, jaxpr, tangent_pvals, differentiable, primal_avals, in_tree, out_tree
+    )
+    f_jvp = Partial(lifted, list(consts))
     out = tree_unflatten(out_tree, primals_out)
     if has_aux:
         return out[0], f_jvp, out[1]
     return out, f_jvp
+
+
+def _lift_linearized(
+    jaxpr, tangent_pvals, differentiable, primal_avals, in_tree, out_tree, consts, *tangents
+):
+    t_flat, t_tree = tree_flatten((tangents, {}))
+    if t_tree != in_tree:
+        raise TypeError(f"linearized function called with tree {t_tree}, expected {in_tree}")
+    for p, t in zip(primal_avals, t_flat):
+        check_linearized_tangent(p, core.get_aval(t))
+    unk = [t for t, d in zip(t_flat, differentiable) if d]
+    from .ir import eval_jaxpr
+
+    outs = iter(eval_jaxpr(jaxpr, [*consts, *unk]))
+    res = [next(outs) if not p.is_known else p.const for p in tangent_pvals]
+    return tree_unflatten(out_tree, res)
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False):
@@ -409,230 +421,6 @@ def grad(
     return grad_f  # named like fun (functools.wraps), as in JAX: jit(grad(f)) prints name=f
 
 
-def _std_basis(leaves):
-    """Rows of the identity over all leaves' elements, split back into each leaf's shape."""
-    avals = [core.get_aval(x) for x in leaves]
-    sizes = [a.size for a in avals]
-    total = sum(sizes)
-    dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    dtype = core.canonical_dtype(dtype if dtype_kind(dtype) in "fc" else np.float32)
-    from .numpy import eye as jnp_eye  # (as JAX's, whose offset a transfer guard sees)
-
-    eye = np.asarray(jnp_eye(total, dtype=dtype))
-    out, start = [], 0
-    for a, s in zip(avals, sizes):
-        # (each leaf's weak type, as JAX's basis: a weak primal's tangents are weak)
-        piece = eye[:, start : start + s].reshape((total, *a.shape))
-        if dtype_kind(a.dtype) in "fc":  # (each leaf's own dtype, as JAX's basis: x64 mixes widths)
-            piece = piece.astype(core.canonical_dtype(a.dtype))
-        out.append(Array(piece, a.weak_type))
-        start += s
-    return out, total
-
-
-def _std_basis_staged(leaves):
-    """The basis as JAX stages it: an iota identity, split into the leaves, each cast to the
-    leaf's dtype (so jacfwd's jaxpr is JAX's)."""
-    from . import lax
-    from .lax.structural import convert_element_type_p
-
-    avals = [core.get_aval(x) for x in leaves]
-    sizes = [a.size for a in avals]
-    total = sum(sizes)
-    dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    dtype = core.canonical_dtype(dtype if dtype_kind(dtype) in "fc" else np.float32)
-    rows = lax.broadcasted_iota(np.int32, (total, total), 0)
-    cols = lax.broadcasted_iota(np.int32, (total, total), 1)
-    eye = lax.convert_element_type(lax.eq(lax.add(rows, np.int32(0)), cols), dtype)
-    pieces = _split_np(eye, sizes, 1)
-    out = []
-    for p, a in zip(pieces, avals):
-        p = _reshape_if(p, (total, *a.shape))
-        out.append(
-            convert_element_type_p.bind(
-                p, new_dtype=core.canonical_dtype(a.dtype), weak_type=a.weak_type, sharding=None
-            )
-        )
-    return out, total
-
-
-def _as_output(block, y_aval):
-    """A jacfwd block typed as its output (JAX's unravel casts it to the output's weak type)."""
-    from .lax.structural import convert_element_type_p
-
-    a = core.get_aval(block)
-    if a.dtype != y_aval.dtype or a.weak_type == y_aval.weak_type:
-        return block
-    return convert_element_type_p.bind(block, new_dtype=a.dtype, weak_type=y_aval.weak_type, sharding=None)
-
-
-def _split_np(x, sizes, axis):
-    # Sizes as numpy integers, as JAX computes them (its jaxprs print them so).
-    from .lax.structural import split_p
-
-    return split_p.bind(x, sizes=tuple(np.int64(s) for s in sizes), axis=int(axis))
-
-
-def _reshape_if(x, shape):
-    from . import lax
-
-    return x if core.get_aval(x).shape == tuple(shape) else lax.reshape(x, shape)
-
-
-def _jac_tree(out_leaves_avals, out_tree, in_avals, in_tree, blocks, out_first: bool):
-    """Arrange jacobian blocks as a tree of outputs of trees of inputs (JAX's layout)."""
-    rows = []
-    for i in range(len(out_leaves_avals)):
-        row = [blocks[i][j] for j in range(len(in_avals))]
-        rows.append(tree_unflatten(in_tree, row))
-    return tree_unflatten(out_tree, rows)
-
-
-def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
-    """The Jacobian of ``fun`` by forward mode (a ``vmap`` of ``jvp`` over a basis)."""
-    nums = _argnums_tuple(argnums)
-
-    @functools.wraps(fun)  # (named after fun, as JAX's: jit(jacfwd(f)) lowers as @jit_f)
-    def jacfun(*args, **kwargs):
-        from . import lax
-
-        f_partial, dyn = _partial_args(fun, nums, args, kwargs)
-        dyn_arg = dyn[0] if isinstance(argnums, int) else tuple(dyn)
-        dyn_flat, dyn_tree = tree_flatten(dyn_arg)
-        _check_tree_as_jax_does(_check_input_dtypes, "jacfwd", tuple(dyn), holomorphic, True)
-
-        def f_flat(*leaves):
-            a = tree_unflatten(dyn_tree, leaves)
-            return f_partial(a) if isinstance(argnums, int) else f_partial(*a)
-
-        def pushfwd(*tangents):
-            # (the aux as jvp returns it: its primal, unbatched, not a tracer of this jvp)
-            return jvp(f_flat, tuple(dyn_flat), tuple(tangents), has_aux=has_aux)
-
-        # (staged while this thread stages, even of constants: jnp.eye is then a tracer)
-        staged = core.staging_anywhere[0] and (
-            core._state.dynamic is not None or any(isinstance(x, core.Tracer) for x in dyn_flat)
-        )
-        basis, total = _std_basis_staged(dyn_flat) if staged else _std_basis(dyn_flat)
-        if has_aux:
-            y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(*basis)
-        else:
-            y, jac = vmap(pushfwd, out_axes=(None, -1))(*basis)
-        y_flat, y_tree = tree_flatten(y)
-        if holomorphic:
-            for yv in y_flat:
-                _check_output_dtype("jacfwd", core.get_aval(yv).dtype, True)
-        jac_flat = tree_flatten(jac)[0]
-        in_avals = [core.get_aval(x) for x in dyn_flat]
-        blocks = []
-        for yv, jv in zip(y_flat, jac_flat):
-            ya = core.get_aval(yv)
-            if staged:  # JAX's unravel: one split along the basis axis
-                pieces = _split_np(jv, [a.size for a in in_avals], core.get_aval(jv).ndim - 1)
-                blocks.append(
-                    [_as_output(_reshape_if(p, (*ya.shape, *a.shape)), ya) for p, a in zip(pieces, in_avals)]
-                )
-                continue
-            row, start = [], 0
-            for a in in_avals:
-                piece = _slice_axis(jv, -1, start, start + a.size)
-                row.append(_as_output(lax.reshape(piece, (*ya.shape, *a.shape)), ya))
-                start += a.size
-            blocks.append(row)
-        out = _jac_tree(y_flat, y_tree, in_avals, dyn_tree, blocks, True)
-        return (out, aux) if has_aux else out
-
-    return jacfun
-
-
-def _slice_axis(x, axis, start, stop):
-    from . import lax
-
-    shape = core.get_aval(x).shape
-    axis %= len(shape)
-    if start == 0 and stop == shape[axis]:
-        return x
-    starts = [0] * len(shape)
-    limits = list(shape)
-    starts[axis], limits[axis] = start, stop
-    return lax.slice(x, starts, limits)
-
-
-def jacrev(
-    fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False, allow_int: bool = False
-):
-    """The Jacobian of ``fun`` by reverse mode (a ``vmap`` of ``vjp`` over a basis)."""
-    nums = _argnums_tuple(argnums)
-
-    @functools.wraps(fun)  # (named after fun, as JAX's: jit(jacfwd(f)) lowers as @jit_f)
-    def jacfun(*args, **kwargs):
-        from . import lax
-
-        f_partial, dyn = _partial_args(fun, nums, args, kwargs)
-        _check_tree_as_jax_does(_check_input_dtypes, "jacrev", tuple(dyn), holomorphic, allow_int)
-        if has_aux:
-            y, pullback, aux = _vjp(f_partial, tuple(dyn), True, False)
-        else:
-            y, pullback = _vjp(f_partial, tuple(dyn), False, False)
-        y_flat, y_tree = tree_flatten(y)
-        for yv in y_flat:
-            _check_output_dtype("jacrev", core.get_aval(yv).dtype, holomorphic)
-        staged = core.staging_anywhere[0] and any(isinstance(x, core.Tracer) for x in y_flat)
-        basis, total = _std_basis_staged(y_flat) if staged else _std_basis(y_flat)
-
-        def pull_flat(*cts):
-            return pullback(tree_unflatten(y_tree, list(cts)))
-
-        jac = vmap(pull_flat)(*basis)  # tuple over dyn args, each: tree of (total, *in_shape)
-        jac = jac[0] if isinstance(argnums, int) else jac
-        jac_flat, in_tree = tree_flatten(jac)
-        in_avals = [core.get_aval(j) for j in jac_flat]
-        blocks = []
-        start = 0
-        if staged:  # JAX's unravel: each input's block split along the basis axis
-            y_avals = [core.get_aval(yv) for yv in y_flat]
-            split = [_split_np(j, [ya.size for ya in y_avals], 0) for j in jac_flat]
-            blocks = [
-                [
-                    _reshape_if(split[k][i], (*ya.shape, *core.get_aval(j).shape[1:]))
-                    for k, j in enumerate(jac_flat)
-                ]
-                for i, ya in enumerate(y_avals)
-            ]
-        for yv in y_flat if not staged else ():
-            ya = core.get_aval(yv)
-            row = []
-            for j in jac_flat:
-                ja = core.get_aval(j)
-                piece = _slice_axis(j, 0, start, start + ya.size)
-                row.append(lax.reshape(piece, (*ya.shape, *ja.shape[1:])))
-            blocks.append(row)
-            start += ya.size
-        # JAX's _possible_downcast: each block takes its input's dtype and weak type.
-        examples = tree_flatten(dyn[0] if isinstance(argnums, int) else tuple(dyn))[0]
-        for row in blocks:
-            for k, ex in enumerate(examples):
-                ea = core.get_aval(ex)
-                row[k] = lax.convert_element_type(row[k], ea.dtype, ea.weak_type)
-        out = _jac_tree(y_flat, y_tree, in_avals, in_tree, blocks, False)
-        return (out, aux) if has_aux else out
-
-    return jacfun
-
-
-jacobian = jacrev
-
-
-def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
-    """The Hessian of a scalar function, as ``jacfwd(jacrev(fun))``."""
-    return jacfwd(
-        jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
-        argnums,
-        has_aux=has_aux,
-        holomorphic=holomorphic,
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # vmap.
 
@@ -744,7 +532,9 @@ def block_until_ready(x):
 from .shape_eval import eval_shape  # noqa: E402, F401
 
 
-from .ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402, F401
+from .ad_checkpoint import checkpoint, remat  # noqa: E402, F401
+from .checkpoint_policies import checkpoint_policies  # noqa: E402, F401
+from .jacobians import hessian, jacfwd, jacobian, jacrev  # noqa: E402, F401
 
 
 class _NullContext:

@@ -145,12 +145,7 @@ def _dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
     # JAX's rule: the outputs nothing uses go, with the body work only they needed and then the
     # operands the body no longer reads.
     closed = eqn.params["call_jaxpr"]
-    body = dce_jaxpr(closed.jaxpr, used_outputs)
-    read = {x for e in body.eqns for x in e.inputs if type(x) is Var} | {
-        x for x in body.outs if type(x) is Var
-    }
-    used_inputs = [v in read for v in body.in_binders]
-    body = Jaxpr(body.constvars, [v for v, u in zip(body.in_binders, used_inputs) if u], body.eqns, body.outs)
+    body, used_inputs = ir.prune_jaxpr(closed.jaxpr, used_outputs)
     return eqn._replace(
         inputs=[x for x, u in zip(eqn.inputs, used_inputs) if u],
         out_binders=[v for v, u in zip(eqn.out_binders, used_outputs) if u],

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Value
-from .ir import ClosedJaxpr, JaxprEqn, Var, dce_jaxpr, eval_jaxpr
+from .ir import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from .jit_primitive import (
     _hoist_tracer_consts,
     _known_outputs_and_residuals,
@@ -223,14 +223,7 @@ def _dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
     """JAX's rule: the outputs nothing uses, the body work only they needed, and the arguments
     the body no longer reads are dropped."""
     closed = eqn.params["jaxpr"]
-    body = dce_jaxpr(closed.jaxpr, used_outputs)
-    read = {x for e in body.eqns for x in e.inputs if type(x) is Var} | {
-        x for x in body.outs if type(x) is Var
-    }
-    used_inputs = [v in read for v in body.in_binders]
-    body = ir.Jaxpr(
-        body.constvars, [v for v, u in zip(body.in_binders, used_inputs) if u], body.eqns, body.outs
-    )
+    body, used_inputs = ir.prune_jaxpr(closed.jaxpr, used_outputs)
     spaces = tuple(s for s, u in zip(eqn.params["out_memory_spaces"], used_outputs) if u)
     return eqn._replace(
         inputs=[x for x, u in zip(eqn.inputs, used_inputs) if u],

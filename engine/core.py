@@ -112,6 +112,9 @@ class Primitive:
     # Made with jax.extend.core.Primitive: its rules are the user's, so transformations call them
     # as JAX does (no cached linearization) and jit needs its lowering rule.
     defined_outside_engine = False
+    # Inside a checked shard_map body each result varies as its own operand, none is pvary'd to
+    # match the others (JAX's sort: its abstract rule passes the operands' types through).
+    results_vary_as_operands = False
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name

@@ -567,7 +567,8 @@ class custom_vjp(_Wrapping):
         dyn_leaves, dyn_tree = tree_flatten(dyn)
         dyn_leaves = [trace.full_raise(x) for x in dyn_leaves]
         primal_leaves = [x.primal for x in dyn_leaves]
-        tangents = [ad.instantiate_zeros(x.tangent) for x in dyn_leaves]
+        in_zeros = [type(x.tangent) is ad.Zero for x in dyn_leaves]
+        tangents = [x.tangent for x, z in zip(dyn_leaves, in_zeros) if not z]
 
         def rebuild(leaves):
             d = iter(tree_unflatten(dyn_tree, list(leaves)))
@@ -583,7 +584,7 @@ class custom_vjp(_Wrapping):
         out, res = self.fwd(*rebuild(fwd_args))
         outs, out_tree = tree_flatten(out)
         res_leaves, res_tree = tree_flatten(res)
-        bwd, name = self.bwd, self.__name__
+        bwd = self.bwd
 
         def bwd_flat(res_in, ct_leaves):
             r = tree_unflatten(res_tree, list(res_in))
@@ -591,13 +592,15 @@ class custom_vjp(_Wrapping):
             cts = bwd(*[nondiff[i] for i in nd], r, ct) if nd else bwd(r, ct)
             return _flat_cts(cts, dyn)
 
+        _named(bwd_flat, bwd, "bwd", self.__name__)
         touts = custom_lin_p.bind(
             *res_leaves,
             *tangents,
             num_res=len(res_leaves),
             bwd=bwd_flat,
             out_avals=tuple(ad.tangent_aval(core.get_aval(o)) for o in outs),
-            name=name,
+            symbolic_zeros=symbolic,
+            in_zeros=in_zeros,
         )
         return tree_unflatten(out_tree, [trace.tracer_type(trace, o, t) for o, t in zip(outs, touts)])
 
@@ -624,7 +627,8 @@ def _custom_vjp_call_jvp(
         consts=primals[:num_consts],
         consts_perturbed=[type(t) is not ad.Zero for t in tangents[:num_consts]],
     )
-    ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    in_zeros = [type(t) is ad.Zero for t in tangents[num_consts:]]
+    ts = [t for t, z in zip(tangents[num_consts:], in_zeros) if not z]
     out_avals = [core.get_aval(o) for o in outs]
     touts = custom_lin_p.bind(
         *res,
@@ -632,7 +636,8 @@ def _custom_vjp_call_jvp(
         num_res=len(res),
         bwd=bwd,
         out_avals=tuple(ad.tangent_aval(a) for a in out_avals),
-        name=fwd_jaxpr_thunk.fun_name,
+        symbolic_zeros=symbolic_zeros,
+        in_zeros=in_zeros,
     )
     return outs, touts
 
@@ -739,16 +744,23 @@ def _custom_lin_batch(axis_size, vals, dims, **_):
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 
 
-def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, name):
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros, in_zeros):
     res = args[:num_res]
     cts_in = bwd(res, list(cts))  # (zero cotangents stay symbolic: the rule's wrapper decides)
-    return [None] * num_res + list(cts_in)
+    return [None] * num_res + [c for c, z in zip(cts_in, in_zeros) if not z]
+
+
+def _custom_lin_pp_params(eqn):
+    # (JAX's: out_avals not shown, bwd by the user's rule's name)
+    p = eqn.params
+    return [(k, p["bwd"].__name__ if k == "bwd" else p[k]) for k in sorted(p) if k != "out_avals"]
 
 
 ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 batching.batch_rules[custom_vjp_call_p] = _custom_vjp_call_batch
 batching.batch_rules[custom_lin_p] = _custom_lin_batch
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
+ir.pp_params_rules[custom_lin_p] = _custom_lin_pp_params
 
 
 from .closure_conversion import closure_convert, custom_gradient  # noqa: E402,F401  (jax.custom_derivatives)

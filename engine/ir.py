@@ -664,8 +664,9 @@ def check_lowerable(jaxpr: Jaxpr) -> None:
 dce_rules: dict[core.Primitive, Callable[[JaxprEqn, list[bool]], JaxprEqn]] = {}
 
 
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
-    """Drop equations whose outputs nothing uses."""
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None, whole: bool = False) -> Jaxpr:
+    """Drop equations whose outputs nothing uses; ``whole``: keep the equations left as they are
+    (no DCE rule prunes their bodies), as a trace keeps the equations its outputs reach."""
     outs = jaxpr.outs if used_outputs is None else [o for o, u in zip(jaxpr.outs, used_outputs) if u]
     live = {x for x in outs if type(x) is Var}
     kept = []
@@ -675,13 +676,51 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr
             or any(v in live for v in eqn.out_binders)
             or any(has_effects(j) or (ref_effects and has_ref_effects(j)) for j in subjaxprs(eqn))
         ):
-            rule = dce_rules.get(eqn.primitive)
+            rule = None if whole else dce_rules.get(eqn.primitive)
             if rule is not None:
                 eqn = rule(eqn, [v in live for v in eqn.out_binders])
             kept.append(eqn)
             live.update(x for x in eqn.inputs if type(x) is Var)
     kept.reverse()
-    return Jaxpr(jaxpr.constvars, jaxpr.in_binders, kept, outs)
+    return same_types(Jaxpr(jaxpr.constvars, jaxpr.in_binders, kept, outs), jaxpr)
+
+
+def prune_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
+    """``dce_jaxpr``, then the inputs nothing reads any more dropped too (JAX's ``pe.dce_jaxpr``,
+    a call primitive's DCE rule): the pruned jaxpr and which inputs it keeps."""
+    body = dce_jaxpr(jaxpr, used_outputs)
+    read = {x for e in body.eqns for x in e.inputs if type(x) is Var}
+    read.update(x for x in body.outs if type(x) is Var)
+    used_inputs = [v in read for v in body.in_binders]
+    pruned = Jaxpr(
+        body.constvars, [v for v, u in zip(body.in_binders, used_inputs) if u], body.eqns, body.outs
+    )
+    return same_types(pruned, jaxpr), used_inputs
+
+
+def prune_residuals(j1: Jaxpr, j2: Jaxpr, num_res: int, whole: bool = False) -> tuple[Jaxpr, Jaxpr, int]:
+    """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs); tangent
+    work that reaches no output (a ``stop_gradient``'s operand) is dead first, as in JAX's
+    auto-DCE'd tangent trace, so the known side computes no residuals for it."""
+    j2 = dce_jaxpr(j2, whole=whole)
+    used = {x for e in j2.eqns for x in e.inputs if type(x) is Var} | {x for x in j2.outs if type(x) is Var}
+    keep = [k for k, v in enumerate(j2.in_binders[:num_res]) if v in used]
+    if len(keep) == num_res:
+        return j1, j2, num_res
+    n_known = len(j1.outs) - num_res
+    res = j1.outs[n_known:]
+    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known], *[res[k] for k in keep]])
+    j2 = Jaxpr(j2.constvars, [*[j2.in_binders[k] for k in keep], *j2.in_binders[num_res:]], j2.eqns, j2.outs)
+    return j1, j2, len(keep)
+
+
+def same_types(new: Jaxpr, old: Jaxpr) -> Jaxpr:
+    """``new``, a rewrite of ``old`` keeping its variables, printed with the same types (the
+    shardings or varying axes ``sharded_types`` shows for them)."""
+    types = sharded_types.get(old)
+    if types is not None and new is not old:
+        sharded_types[new] = types
+    return new
 
 
 def drop_unused_binders(jaxpr: Jaxpr) -> Jaxpr:
@@ -698,12 +737,13 @@ def drop_unused_binders(jaxpr: Jaxpr) -> Jaxpr:
 
 
 def holds_jaxprs(params: dict[str, Any]) -> bool:
-    """Whether equation ``params`` carry a jaxpr (a call's, control flow's)."""
+    """Whether equation ``params`` carry a body over its operands (a call's, control flow's; a
+    scatter's ``update_jaxpr`` only combines two scalars: its operands are typed as any op's)."""
 
     def holds(v: Any) -> bool:
         return isinstance(v, (ClosedJaxpr, Jaxpr)) or (isinstance(v, (tuple, list)) and any(map(holds, v)))
 
-    return any(holds(v) for v in params.values())
+    return any(holds(v) for k, v in params.items() if k != "update_jaxpr")
 
 
 def subjaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:

@@ -540,7 +540,7 @@ def _split_for_partial_eval(
         )
     finally:
         _literal_residuals[0] = saved
-    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
+    j1, j2, num_res = ir.prune_residuals(j1, j2, num_res)
     if literal_residuals:  # (JAX's linearize_jaxpr DCEs the primal side; a JaxprTrace split keeps it)
         j1 = dce_jaxpr(j1)
     # Known outputs and residuals that are known inputs are passed on directly, not returned
@@ -607,22 +607,6 @@ def _linearized_cache(
     return entry
 
 
-def _prune_residuals(j1: Jaxpr, j2: Jaxpr, num_res: int) -> tuple[Jaxpr, Jaxpr, int]:
-    """Drop residuals the unknown side never reads (JAX DCEs the unknown jaxpr's inputs); tangent
-    work that reaches no output (a ``stop_gradient``'s operand) is dead first, as in JAX's
-    auto-DCE'd tangent trace, so the known side computes no residuals for it."""
-    j2 = dce_jaxpr(j2)
-    used = {x for e in j2.eqns for x in e.inputs if type(x) is Var} | {x for x in j2.outs if type(x) is Var}
-    keep = [k for k, v in enumerate(j2.in_binders[:num_res]) if v in used]
-    if len(keep) == num_res:
-        return j1, j2, num_res
-    n_known = len(j1.outs) - num_res
-    res = j1.outs[n_known:]
-    j1 = Jaxpr(j1.constvars, j1.in_binders, j1.eqns, [*j1.outs[:n_known], *[res[k] for k in keep]])
-    j2 = Jaxpr(j2.constvars, [*[j2.in_binders[k] for k in keep], *j2.in_binders[num_res:]], j2.eqns, j2.outs)
-    return j1, j2, len(keep)
-
-
 def _jit_partial_eval_jaxpr(
     unks_in: Sequence[bool], eqn: JaxprEqn
 ) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[Atom]]:
@@ -673,13 +657,7 @@ def _jit_dce(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
     table = _linearized_cache(_dced_jaxprs, closed)
     cached = table.get(key)
     if cached is None:  # memoized, as JAX's: the same jit DCE'd the same way is one shared jaxpr
-        body = dce_jaxpr(closed.jaxpr, used_outputs)
-        read = {x for e in body.eqns for x in e.inputs if type(x) is Var}
-        read.update(x for x in body.outs if type(x) is Var)
-        used_inputs = [v in read for v in body.in_binders]
-        body = Jaxpr(
-            body.constvars, [v for v, u in zip(body.in_binders, used_inputs) if u], body.eqns, body.outs
-        )
+        body, used_inputs = ir.prune_jaxpr(closed.jaxpr, used_outputs)
         cached = table[key] = (ClosedJaxpr(body, closed.consts), used_inputs)
     dced, used_inputs = cached
     staged_like(dced, closed)  # (the same call sites, pruned)
@@ -713,7 +691,7 @@ def _split_inner_jit(
     j1, j2, out_uk, num_res = ad.partial_eval_jaxpr(
         closed.jaxpr, unks_in, op_literal_residuals=literal_residuals
     )
-    j1, j2, num_res = _prune_residuals(j1, j2, num_res)
+    j1, j2, num_res = ir.prune_residuals(j1, j2, num_res)
     if literal_residuals:  # (JAX's linearize_jaxpr DCEs the primal side; a JaxprTrace split keeps it)
         j1 = dce_jaxpr(j1)
     n_known_out = len(j1.outs) - num_res

@@ -129,6 +129,7 @@ class VJP:
                 got.shape != want.shape
                 or (got.dtype != want.dtype and want.dtype != core.float0)
                 or got.memory_space is not want.memory_space  # (grad's seed is in device memory)
+                or got.vma != want.vma  # (in a checked shard_map body: the axes it varies over too)
             ):
                 raise ValueError(  # (JAX's types here: full dtype names, float32<host>[3])
                     "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "

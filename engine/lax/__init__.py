@@ -7,7 +7,7 @@ from .api import round, abs, max, min, pow  # noqa: F401  (shadow builtins on pu
 from .control_flow import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
-from .varying import pcast, pvary  # noqa: F401
+from .varying import pcast  # noqa: F401
 from .solves import custom_linear_solve  # noqa: F401
 from .dot_general import Precision, PrecisionLike  # noqa: F401
 from .dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers  # noqa: F401
@@ -93,3 +93,11 @@ for _mod in (_cn, _cf, _cv, _ew, _fft, _par, _red, _sl, _so, _sp, _st, _sv):
             globals()[_name] = _val
 del _mod, _name, _val
 from .fft import fft, FftType  # noqa: E402,F811  (jax.lax.fft is the function, as JAX's)
+
+
+def __getattr__(name):
+    if name == "pvary":  # (removed from JAX's lax: its deprecation message)
+        raise AttributeError(
+            "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; use `jax.lax.pcast(..., to='varying')"
+        )
+    raise AttributeError(f"module 'jax.lax' has no attribute {name!r}")

@@ -237,6 +237,7 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
     res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
     all_res, slots = _merge_branch_residuals(res_avals)
     known, unknown = [], []
+    unused = [Var(a) for a in all_res]  # (one binder per slot, in every branch that does not read it)
     for (j1, j2, _, nres), own in zip(splits, slots):
         n_out = len(j1.outs) - nres
         fill = trace_to_jaxpr(lambda: [structural.empty_like(a) for a in all_res], [])
@@ -250,12 +251,12 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
             )
         )
         _fill_counts[known[-1]] = len(fill.jaxpr.eqns)
-        res_vars = [Var(a) for a in all_res]
+        res_vars = list(unused)
         for slot, v in zip(own, j2.in_binders[:nres]):
             res_vars[slot] = v
         j2 = Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs)
         unknown.append(ClosedJaxpr(j2, []))
-    return known, unknown, out_uk, len(all_res)
+    return known, unknown, out_uk, all_res
 
 
 # A known branch -> how many empty2 equations end it (the fill), for a remat's rerun of it.
@@ -290,7 +291,8 @@ def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
     unknowns = [not t.pval.is_known for t in args]
     from ..jit_primitive import _linearized_directly
 
-    known, unknown, out_uk, nres = _cond_split(branches, unknowns, _linearized_directly())
+    known, unknown, out_uk, all_res = _cond_split(branches, unknowns, _linearized_directly())
+    nres = len(all_res)
     kvals = [t.pval.const for t, u in zip(args, unknowns) if not u]
     outs1 = cond_p.bind(
         core.full_lower(index), *kvals, branches=tuple(known), **_platforms(branches_platforms)
@@ -316,8 +318,11 @@ def _cond_partial_eval_jaxpr(unks_in, eqn, trace_order=False):
     branches = eqn.params["branches"]
     if idx_uk:
         return None, eqn, [True] * len(eqn.out_binders), [x for x, u in zip(eqn.inputs, unks_in) if not u]
-    known, unknown, out_uk, nres = _cond_split(branches, unknowns, trace_order=trace_order)
-    res_vars = [Var(a) for k in known[:1] for a in k.out_avals[len(k.out_avals) - nres :]]
+    from ..jit_primitive import _linearized_directly
+
+    direct = not trace_order and _linearized_directly()
+    known, unknown, out_uk, all_res = _cond_split(branches, unknowns, direct, trace_order)
+    res_vars = [Var(a) for a in all_res]  # (typed as the slots: a branch's fill may not say how they vary)
     known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
     ins = eqn.inputs[1:]
     eqn1 = JaxprEqn(
@@ -471,7 +476,10 @@ def _with_bodies(eqn, bodies, used_outputs):
     used_in = [any(j.in_binders[i] in read for j in bodies) for i in range(len(eqn.inputs) - 1)]
     branches = tuple(
         ClosedJaxpr(
-            Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs), b.consts
+            ir.same_types(
+                Jaxpr(j.constvars, [v for v, u in zip(j.in_binders, used_in) if u], j.eqns, j.outs), j
+            ),
+            b.consts,
         )
         for j, b in zip(bodies, eqn.params["branches"])
     )

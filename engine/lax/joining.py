@@ -199,8 +199,11 @@ def _tile_abstract(x, *, reps):
 
 def _tile_transpose(ct, x, *, reps):
     # Each copy is one (rep, dim) pair of axes: sum the rep axes away.
+    from ..sharded_types import context_sharding  # (a cycle if imported at the top)
+
     lax = _lax()
-    pairs = lax.reshape(ct, tuple(k for pair in zip(reps, x.aval.shape) for k in pair))
+    shape = tuple(k for pair in zip(reps, x.aval.shape) for k in pair)
+    pairs = lax.reshape(ct, shape, out_sharding=context_sharding(len(shape)))  # (JAX's: laid out as x is)
     return [lax.reduce_sum(pairs, tuple(2 * i for i in range(x.aval.ndim)))]
 
 

@@ -681,7 +681,7 @@ def _scan_dce(eqn, used_outputs):
         used_carry = carry_in
     used_in[nc : nc + nk] = used_carry
     used_out = [*used_carry, *used_ys]
-    body = Jaxpr([], [v for v, u in zip(j.in_binders, used_in) if u], body.eqns, body.outs)
+    body = ir.same_types(Jaxpr([], [v for v, u in zip(j.in_binders, used_in) if u], body.eqns, body.outs), j)
     return eqn._replace(
         inputs=[x for x, u in zip(eqn.inputs, used_in) if u],
         out_binders=[v for v, u in zip(eqn.out_binders, used_out) if u],

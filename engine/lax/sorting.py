@@ -110,6 +110,7 @@ def _sort_permutation(keys, dimension):
 
 
 sort_p = Primitive("sort", multiple_results=True)
+sort_p.results_vary_as_operands = True
 
 
 @sort_p.def_impl

@@ -62,7 +62,7 @@ def _match_vma(prim, args, params):
     key = _COLLECTIVE_AXES.get(prim)
     if key is not None:
         return [pvary_to(a, _names(params[key])) for a in args]
-    if len(args) < 2 or prim is lp.pvary_p or holds_jaxprs(params):
+    if len(args) < 2 or prim is lp.pvary_p or prim.results_vary_as_operands or holds_jaxprs(params):
         return args  # (calls and control flow: their bodies' operations match their own operands)
     vmas = [_vma_of(a) for a in args]
     union = set().union(*vmas)
@@ -72,6 +72,8 @@ def _match_vma(prim, args, params):
 
 
 def _vma_out(prim, avals, params, out):
+    if prim.results_vary_as_operands:
+        return [o.update(vma=a.vma) if type(o) is ShapedArray else o for o, a in zip(out, avals)]
     vma = mesh_order(vma_rule(prim, params, [getattr(a, "vma", ()) for a in avals]))
 
     def typed(o):
@@ -126,8 +128,3 @@ def pcast(x, axis_name, *, to):
         return lp.pvary_p.bind(v, axes=axes)[0] if core.vma_checking[0] else v
 
     return tree_map(cast, x)
-
-
-def pvary(x, axis_name):
-    """``pcast(x, axis_name, to='varying')`` (JAX's older name)."""
-    return pcast(x, axis_name, to="varying")

@@ -259,4 +259,25 @@ API_MISC += [
         "jtu_check_grads",
         "from jax._src import test_util as jtu\nout = jtu.check_grads(jnp.sin, (1.0,), order=2)",
     ),
+    # linearize's function is a Partial whose leaves are the residuals: jit can return it
+    (
+        "linearize_fn_is_partial",
+        "y, f = jax.linearize(jnp.sin, 1.0)\n"
+        "out = (type(f).__name__, isinstance(f, jax.tree_util.Partial), jax.tree.leaves(f), f(2.0))",
+    ),
+    (
+        "linearize_fn_returned_by_jit",
+        "y, f = jax.jit(lambda x: jax.linearize(lambda a: jnp.sin(a) * a, x))(1.5)\nout = (y, f(2.0))",
+    ),
+    (
+        "linearize_fn_through_vmap",
+        "fs = jax.vmap(lambda x: jax.linearize(jnp.sin, x)[1])(jnp.arange(3.))\nout = fs(jnp.ones(3))",
+    ),
+    # a Partial over a functools.partial keeps that partial whole, as the static function
+    (
+        "partial_of_functools_partial",
+        "import functools, operator\n"
+        "p = jax.tree_util.Partial(functools.partial(operator.add, 1), 2)\n"
+        "out = (jax.tree.leaves(p), p(), p.args)",
+    ),
 ]

@@ -270,12 +270,69 @@ _NESTED = {
     "scan": "lambda a: jax.lax.scan(lambda c, y: (c * y, c), 1.0, a)[1]",
     "cond": "lambda a: jax.lax.cond(a.sum() > 0, jnp.sin, jnp.cos, a)",
     "fori": "lambda a: jax.lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * a, a)",
+    "fori_unrolled": "lambda a: jax.lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * a, a, unroll=True)",
+    "switch": "lambda a: jax.lax.switch(1, [jnp.sin, jnp.cos, jnp.tanh], a)",
+    "switch_traced": "lambda a: jax.lax.switch((a.sum() > 1).astype(int), [jnp.sin, jnp.cos, jnp.tanh], a)",
+    "cond_in_cond": (
+        "lambda a: jax.lax.cond(a.sum() > 0, lambda b: jax.lax.cond(b[0] > 0, jnp.sin, jnp.cos, b), jnp.tanh, a)"
+    ),
+    "scan_unused_ys": "lambda a: jax.lax.scan(lambda c, y: (jnp.sin(c) * y, c * 2), a, jnp.stack([a, a]))[0]",
+    "remat_of_scan": (
+        "lambda a: jax.checkpoint(lambda b: jax.lax.scan(lambda c, y: (jnp.sin(c * y), None), b, jnp.stack([b, b]))[0])(a)"
+    ),
+    "custom_jvp": "cj",
+    "custom_vjp": "cv",
+    "softmax": "jax.nn.softmax",
+    "sort_two_operands": "lambda a: jnp.sort(a * a[::-1])",
+    "psum_scatter_of_tile": "lambda a: jax.lax.psum_scatter(jnp.tile(a, 4), 'i', tiled=True) * a",
 }
+# (the custom rules the custom_jvp and custom_vjp bodies call)
+_CUSTOM = (
+    "@jax.custom_jvp\ndef cj(a):\n    return jnp.sin(a)\n"
+    "cj.defjvp(lambda p, t: (cj(p[0]), jnp.cos(p[0]) * t[0] * 2))\n"
+    "@jax.custom_vjp\ndef cv(a):\n    return jnp.sin(a)\n"
+    "cv.defvjp(lambda a: (jnp.sin(a), jnp.cos(a)), lambda r, g: (r * g * 3,))\n"
+)
 for _name, _body in _NESTED.items():
+    _setup = _SETUP + (_CUSTOM if _name.startswith("custom") else "")
     _sm = f"jax.shard_map({_body}, mesh=mesh, in_specs=P('i'), out_specs=P('i'))"
     _g = f"g = jax.grad(lambda x: {_sm}(x).sum())\n"
     _out = "out = (str(jax.make_jaxpr(g)(x)), g(x))"
     SHARD_MAP_GRADS += [
-        (f"nested_{_name}", _SETUP + f"out = str(jax.make_jaxpr({_sm})(x))"),
-        (f"nested_{_name}_grad", _SETUP + _g + _out),
+        (f"nested_{_name}", _setup + f"out = str(jax.make_jaxpr({_sm})(x))"),
+        (f"nested_{_name}_grad", _setup + _g + _out),
+        (
+            f"nested_{_name}_grad_of_jit",
+            _setup + f"g = jax.grad(lambda x: jax.jit({_sm})(x).sum())\n" + _out,
+        ),
+        (
+            f"nested_{_name}_linearize",
+            _setup + f"y, g = jax.linearize({_sm}, x)\nout = (str(jax.make_jaxpr(g)(x)), g(x))",
+        ),
     ]
+# custom_vjp's linearization outside shard_map: custom_lin as JAX prints it
+SHARD_MAP_GRADS += [
+    (
+        f"custom_lin_{i}",
+        _CUSTOM
+        + f"y, g = jax.linearize({f}, 1.0, 2.0)\nout = (str(jax.make_jaxpr(g)(1.0, 2.0)), g(1.0, 2.0))",
+    )
+    for i, f in enumerate(
+        ["lambda a, b: cv(a) * b", "lambda a, b: cv(a * b)", "jax.jit(lambda a, b: cv(a) + cv(b))"]
+    )
+]
+# A VJP function inside a checked body takes cotangents typed with the axes its outputs vary over
+SHARD_MAP_GRADS += [
+    (
+        f"vjp_cotangent_vma_{name}_{'checked' if checked else 'unchecked'}",
+        _SETUP
+        + f"g = lambda a: jax.vjp(lambda b: b @ jnp.outer(b, b), a)[1]({ct})[0]\n"
+        + f"f = jax.shard_map(g, mesh=mesh, in_specs=P('i'), out_specs=P('i'), check_vma={checked})\n"
+        + "out = (f(x), jax.jit(f)(x))",
+    )
+    for name, ct in [
+        ("invariant", "jnp.ones(2)"),
+        ("varying", "jax.lax.pcast(jnp.ones(2), 'i', to='varying')"),
+    ]
+    for checked in (True, False)
+] + [("lax_pvary_removed", "out = jax.lax.pvary")]
