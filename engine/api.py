@@ -251,9 +251,10 @@ def _vjp(fun: Callable, primals: tuple, has_aux: bool, as_pytree: bool):
 
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()):
-    """The transpose of ``fun``, a function linear in its arguments: a function taking an output
-    cotangent to the tuple of input cotangents. ``primals`` (arrays, ``ShapeDtypeStruct``s, anything
-    with ``shape`` and ``dtype``) give only the input shapes and dtypes.
+    """The transpose of ``fun``, a function linear in its arguments: a function (a ``Partial``, so
+    ``jit`` can return it) taking an output cotangent to the tuple of input cotangents. ``primals``
+    (arrays, ``ShapeDtypeStruct``s, anything with ``shape`` and ``dtype``) give only the input shapes
+    and dtypes.
 
     >>> f_t = linear_transpose(lambda x: 2.0 * x, 1.0)
     >>> f_t(3.0)
@@ -274,24 +275,26 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()):
             f"{[a.dtype.name for a in out_avals]}."
         )
     unknown_outs = [not p.is_known for p in out_pvals]
+    shapes = (in_tree, in_avals, out_tree, out_avals, unknown_outs)
+    return Partial(functools.partial(_linear_transposed, jaxpr, shapes), list(consts))  # (JAX's: a pytree)
 
-    def transposed_fun(out_cotangent):
-        cts, ct_tree = tree_flatten(out_cotangent)
-        if ct_tree != out_tree:
-            raise TypeError("cotangent tree does not match function output")
-        if [(core.get_aval(c).shape, core.get_aval(c).dtype) for c in cts] != [
-            (a.shape, a.dtype) for a in out_avals
-        ]:
-            raise TypeError("cotangent type does not match function output")
-        cts_unknown = [c for c, u in zip(cts, unknown_outs) if u]
-        if core.tracing_active():  # the residuals enter a trace before the cotangents, as in JAX
-            trace = core.find_top_trace([*consts, *cts])
-            for c in consts:
-                trace.full_raise(c)
-        in_cts = ad.linear_transpose_flat(jaxpr, consts, in_avals, cts_unknown)
-        return tree_unflatten(in_tree, [ad.instantiate_zeros(c) for c in in_cts])
 
-    return transposed_fun
+def _linear_transposed(jaxpr, shapes, consts, out_cotangent):
+    in_tree, in_avals, out_tree, out_avals, unknown_outs = shapes
+    cts, ct_tree = tree_flatten(out_cotangent)
+    if ct_tree != out_tree:
+        raise TypeError("cotangent tree does not match function output")
+    if [(core.get_aval(c).shape, core.get_aval(c).dtype) for c in cts] != [
+        (a.shape, a.dtype) for a in out_avals
+    ]:
+        raise TypeError("cotangent type does not match function output")
+    cts_unknown = [c for c, u in zip(cts, unknown_outs) if u]
+    if core.tracing_active():  # the residuals enter a trace before the cotangents, as in JAX
+        trace = core.find_top_trace([*consts, *cts])
+        for c in consts:
+            trace.full_raise(c)
+    in_cts = ad.linear_transpose_flat(jaxpr, consts, in_avals, cts_unknown)
+    return tree_unflatten(in_tree, [ad.instantiate_zeros(c) for c in in_cts])
 
 
 def value_and_grad(

@@ -273,6 +273,15 @@ API_MISC += [
         "linearize_fn_through_vmap",
         "fs = jax.vmap(lambda x: jax.linearize(jnp.sin, x)[1])(jnp.arange(3.))\nout = fs(jnp.ones(3))",
     ),
+    (
+        "linear_transpose_fn_is_partial",
+        "f_t = jax.linear_transpose(lambda x: 2.0 * x + jnp.sin(1.0) * x, 1.0)\n"
+        "out = (type(f_t).__name__, isinstance(f_t, jax.tree_util.Partial), f_t(3.0))",
+    ),
+    (
+        "linear_transpose_fn_returned_by_jit",
+        "g = jax.jit(lambda c: jax.linear_transpose(lambda x: c * x, 1.0))(2.0)\nout = (type(g).__name__, g(3.0))",
+    ),
     # a Partial over a functools.partial keeps that partial whole, as the static function
     (
         "partial_of_functools_partial",
