@@ -409,16 +409,15 @@ def _split(
 _staged_whole: "weakref.WeakKeyDictionary[Jaxpr, dict[int, PolicySplitRule]]" = weakref.WeakKeyDictionary()
 
 
-def same_staged_marks(new: Jaxpr, old: Jaxpr) -> Jaxpr:
-    """``new``, a rewrite of the staged remat body ``old`` that keeps its equations' results (a
-    shard_map body typed with varying axes, which may add ``pvary`` equations), with ``old``'s
-    marked equations marked where they now are, so its transpose still splits them."""
+def same_staged_marks(new: Jaxpr, old: Jaxpr) -> None:
+    """Mark ``new``, a rewrite of the staged remat body ``old`` that keeps its equations' results (a
+    shard_map body typed with varying axes, which may add ``pvary`` equations), where ``old``'s
+    marked equations now are, so its transpose still splits them."""
     marks = _staged_whole.get(old)
     if marks and new is not old:
         at = {e.out_binders[0]: k for k, e in enumerate(new.eqns) if e.out_binders}
         moved = {at[old.eqns[k].out_binders[0]]: r for k, r in marks.items() if old.eqns[k].out_binders}
         _staged_whole[new] = moved
-    return new
 
 
 def _split_whole(jaxpr: Jaxpr, marks: dict[int, PolicySplitRule], linear: Sequence[bool]) -> Jaxpr:

@@ -24,6 +24,7 @@ from . import ad, call_inlining, constant_folding, core
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, effectful, subjaxprs
 from .lax import complex_numbers as cn
 from .lax import elementwise as ew
+from .lax import parallel as lax_parallel
 from .lax import reductions as red
 from .lax import structural as st
 
@@ -478,7 +479,14 @@ def _reduce_of_reduce(eqn, inputs, producer):
     return [merged], out
 
 
+def _pvary(eqn, inputs, producer):
+    """pvary(x) => x: it only types a value as varying over mesh axes, and lowers to nothing (so
+    XLA sees through it: a scan's zero carry ``pvary``'d in a shard_map body is still ``0 + x``)."""
+    return ([], inputs[0]) if len(inputs) == 1 else None
+
+
 rules[red.reduce_sum_p] = _reduce_of_reduce
+rules[lax_parallel.pvary_p] = _pvary
 rules[ew.log_p] = _log
 rules[ew.mul_p] = _mul
 rules[ew.div_p] = _div

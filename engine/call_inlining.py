@@ -4,6 +4,11 @@ call inliner does before its simplifier: a rewrite then sees across the call, so
 caller's ``0.1`` into one product by ``fl(0.1 * sqrt(2))`` (``algebraic_simplifier._reassociate``),
 as JAX's does.
 
+A ``scan`` unrolled whole (``unroll`` at least its length) is inlined too: JAX lowers it as
+straight-line code, one copy of the body per step (``_scan_impl``), so XLA simplifies and fuses
+across the steps (the first step's ``0 + x`` is ``x``, whose product LLVM then contracts into the
+next step's sum). Up to ``UNROLLED_EQNS_MAX`` equations; a longer one stays a loop.
+
 Only calls that are plain functions are inlined: no constants of their own (they would have to
 become the caller's), no shardings, donations, mesh or compiler options, and no effects inside.
 A call of constants alone is left whole: constant folding computes it as the callee's program
@@ -18,7 +23,10 @@ A call of constants alone is left whole: constant folding computes it as the cal
 
 from __future__ import annotations
 
-from .ir import Jaxpr, JaxprEqn, Var, effectful, ref_effects, subjaxprs
+from .ir import Atom, Jaxpr, JaxprEqn, Var, effectful, ref_effects, subjaxprs
+
+# (numba's compile time grows with a program's length: a longer unrolled scan runs as a loop)
+UNROLLED_EQNS_MAX = 2000
 
 
 def _plain_call(eqn: JaxprEqn) -> bool:
@@ -39,6 +47,26 @@ def _plain_call(eqn: JaxprEqn) -> bool:
     )
 
 
+def _unrolled_scan(eqn: JaxprEqn) -> bool:
+    from .lax.scan import scan_p
+
+    if eqn.primitive is not scan_p:
+        return False
+    p = eqn.params
+    n, unroll, body = p["length"], p.get("unroll", 1), p["jaxpr"]
+    return (
+        unroll != 1
+        and 0 < n <= (unroll or n)
+        and not body.consts
+        and n * len(body.jaxpr.eqns) <= UNROLLED_EQNS_MAX
+        and _pure(body.jaxpr)
+    )
+
+
+def _inlines(eqn: JaxprEqn) -> bool:
+    return _plain_call(eqn) or _unrolled_scan(eqn)
+
+
 def _of_constants(eqn: JaxprEqn, constants) -> bool:
     return all(type(x) is not Var or x in constants for x in eqn.inputs)
 
@@ -51,22 +79,61 @@ def _pure(jaxpr: Jaxpr) -> bool:
 
 
 def inlined(jaxpr: Jaxpr, constants: frozenset | set = frozenset()) -> tuple[Jaxpr, list[int]] | None:
-    """``jaxpr`` with its plain nested ``jit`` calls inlined (their variables renamed apart, a call
-    may run the same jaxpr twice), and for each equation the index of the equation of ``jaxpr`` it
-    comes from; None when no call is inlined. A call whose inputs are all ``constants`` (or
-    literals) stays a call."""
-    top = {id(e) for e in jaxpr.eqns if _plain_call(e) and not _of_constants(e, constants)}
+    """``jaxpr`` with its plain nested ``jit`` calls and whole-unrolled scans inlined (their
+    variables renamed apart, a call may run the same jaxpr twice), and for each equation the index
+    of the equation of ``jaxpr`` it comes from; None when nothing is inlined. A call whose inputs
+    are all ``constants`` (or literals) stays a call."""
+    top = {id(e) for e in jaxpr.eqns if _inlines(e) and not _of_constants(e, constants)}
     if not top:
         return None
     eqns: list[JaxprEqn] = []
     origin: list[int] = []
+
+    def emit(prim, ins: list, params: dict, shape: tuple, like: Atom, at: int) -> Var:
+        out = Var(like.aval.update(shape=shape))  # (its dtype, weak type and varying axes)
+        eqns.append(JaxprEqn(prim, ins, params, [out], jaxpr.eqns[at].source_info))
+        origin.append(at)
+        return out
+
+    def unroll(e: JaxprEqn, ins: list, at: int) -> list:
+        from .lax.joining import concatenate_p
+        from .lax.slicing import slice_p
+        from .lax.structural import broadcast_in_dim_p, squeeze_p
+
+        p, body = e.params, e.params["jaxpr"].jaxpr
+        nc, nk, n = p["num_consts"], p["num_carry"], p["length"]
+        consts, carry, xs = ins[:nc], ins[nc : nc + nk], ins[nc + nk :]
+
+        def step(x: Atom, i: int) -> Var:
+            shape = x.aval.shape
+            box = {"start_indices": (i,) + (0,) * (len(shape) - 1), "limit_indices": (i + 1, *shape[1:])}
+            row = emit(slice_p, [x], {**box, "strides": (1,) * len(shape)}, (1, *shape[1:]), x, at)
+            return emit(squeeze_p, [row], {"dimensions": (0,)}, shape[1:], x, at)
+
+        def stack(ys: list) -> Var:
+            shape = ys[0].aval.shape
+            dims = tuple(range(1, len(shape) + 1))
+            params = {"shape": (1, *shape), "broadcast_dimensions": dims, "sharding": None}
+            rows = [emit(broadcast_in_dim_p, [y], params, (1, *shape), y, at) for y in ys]
+            return emit(concatenate_p, rows, {"dimension": 0}, (len(ys), *shape), ys[0], at)
+
+        steps = []
+        for i in reversed(range(n)) if p["reverse"] else range(n):
+            outs = walk(body, dict(zip(body.in_binders, [*consts, *carry, *(step(x, i) for x in xs)])), at)
+            carry = outs[:nk]
+            steps.append(outs[nk:])
+        if p["reverse"]:
+            steps.reverse()
+        return [*carry, *(stack(list(ys)) for ys in zip(*steps))]
 
     def walk(j: Jaxpr, sub: dict, index: int | None) -> list:
         read = lambda x: sub.get(x, x) if type(x) is Var else x
         for k, e in enumerate(j.eqns):
             at = k if index is None else index
             ins = [read(x) for x in e.inputs]
-            if id(e) in top if index is None else _plain_call(e):
+            if _unrolled_scan(e) and (id(e) in top or index is not None):
+                outs = unroll(e, ins, at)
+            elif id(e) in top if index is None else _plain_call(e):
                 inner = e.params["jaxpr"].jaxpr
                 outs = walk(inner, dict(zip(inner.in_binders, ins)), at)
             else:

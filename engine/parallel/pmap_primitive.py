@@ -100,12 +100,14 @@ class Program:
         "input_operands",
     )
 
-    def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None):
+    def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None, eager=False):
         _refuse_uncompilable(closed.jaxpr)
         self.closed, self.name = closed, name
-        closed = programs.device_form(closed)
+        closed = programs.eager_form(closed) if eager else programs.device_form(closed)
         # compiled here first, so the devices load it (from memory if forked later, else from disk)
-        self.compiled = programs.wants_compiling(closed) and programs.compile_in_host(closed, name)
+        self.compiled = (
+            not eager and programs.wants_compiling(closed) and programs.compile_in_host(closed, name)
+        )
         if axes is not None:  # a named mesh (jit of sharded arrays, shard_map): one dimension per axis
             self.mesh = tuple(s for _, s in axes)
             self.names = {n: d for d, (n, _) in enumerate(axes)}
@@ -166,12 +168,12 @@ def mesh_program(closed, name, mesh, eager: bool = False) -> Program:
     per = _programs.setdefault(closed, {})
     rt = get_runtime()
     axes = tuple(zip(mesh.axis_names, mesh.axis_sizes))
-    key = ("mesh", axes, tuple(int(i) for i in mesh.device_ids.flat), rt.n)
+    key = ("mesh", axes, tuple(int(i) for i in mesh.device_ids.flat), rt.n, eager)
     prog = per.get(key)
     if prog is None or (prog.payload is None and prog.key not in rt.inherited):
         if not eager:
             refuse_ordered_effects(closed.jaxpr, mesh.size)
-        prog = per[key] = Program(closed, name, None, mesh.size, rt.n, axes=axes)
+        prog = per[key] = Program(closed, name, None, mesh.size, rt.n, axes=axes, eager=eager)
     return prog
 
 

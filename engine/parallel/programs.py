@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from .. import core, narrow_dtypes
-from ..ir import ClosedJaxpr, Jaxpr, subjaxprs
+from ..ir import ClosedJaxpr, Jaxpr, Var, holds_jaxprs, subjaxprs
 
 
 class _Pickler(pickle.Pickler):
@@ -140,6 +140,41 @@ def device_form(closed: ClosedJaxpr) -> ClosedJaxpr:
     from ..jit_runtime import compiled_form
 
     return fused_rules.compiled(compiled_form(closed))
+
+
+def eager_form(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """What each device runs for an eager ``shard_map`` equation (a gradient's backward shard_map
+    outside ``jit``): JAX runs such a body one primitive at a time, each compiled on its own, so
+    nothing fuses across operations, while the body of a remat, loop, cond or call is compiled
+    whole (its ``device_form``, inlined here)."""
+    jaxpr = closed.jaxpr
+    if not any(holds_jaxprs(e.params) for e in jaxpr.eqns):
+        return closed
+    constvars, consts = list(jaxpr.constvars), list(closed.consts)
+    env: dict = {}
+
+    def at(names: dict, x):
+        return names.get(x, x) if type(x) is Var else x
+
+    eqns: list = []
+    for e in jaxpr.eqns:
+        if not holds_jaxprs(e.params):
+            eqns.append(e._replace(inputs=[at(env, x) for x in e.inputs]))
+            continue
+        operands = list(dict.fromkeys(x for x in e.inputs if type(x) is Var))
+        binders = {x: Var(x.aval) for x in operands}
+        one = Jaxpr(
+            [], list(binders.values()), [e._replace(inputs=[at(binders, x) for x in e.inputs])], e.out_binders
+        )
+        form = device_form(ClosedJaxpr(one, []))
+        local = {b: at(env, x) for x, b in zip(operands, form.jaxpr.in_binders)}
+        for v, c in zip(form.jaxpr.constvars, form.consts):
+            local[v] = Var(v.aval)
+            constvars.append(local[v])
+            consts.append(c)
+        eqns.extend(f._replace(inputs=[at(local, x) for x in f.inputs]) for f in form.jaxpr.eqns)
+        env.update((o, at(local, x)) for o, x in zip(e.out_binders, form.jaxpr.outs))
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.in_binders, eqns, [at(env, x) for x in jaxpr.outs]), consts)
 
 
 class Runner:

@@ -4,6 +4,8 @@ the body typed as JAX stages it (``f32[3]{V:i}``, ``pvary`` where operands disag
 
 from __future__ import annotations
 
+import functools
+
 from .. import ir
 from ..avals import vma_str
 from ..core import ShapedArray
@@ -17,21 +19,41 @@ def _in_mesh_order(mesh: Mesh, axes) -> tuple:
     return tuple(a for a in mesh.axis_names if a in set(axes))
 
 
+@functools.cache
+def _typed_primitives() -> tuple[tuple, frozenset]:
+    """(jit, then the primitives whose bodies ``_typed_bodies`` types), and the collectives whose
+    operand is made to vary over their axes. (Imported late: these modules import this package.)"""
+    from ..ad_checkpoint import checkpoint_p
+    from ..closed_call import closed_call_p
+    from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+    from ..jit_primitive import jit_p
+    from ..lax.cond import cond_p
+    from ..lax.loops import while_p
+    from ..lax.scan import scan_p
+
+    lp = lax_parallel
+    bodies = (
+        jit_p,
+        checkpoint_p,
+        scan_p,
+        cond_p,
+        while_p,
+        closed_call_p,
+        custom_jvp_call_p,
+        custom_vjp_call_p,
+    )
+    return bodies, frozenset(
+        (lp.pmax_p, lp.pmin_p, lp.all_gather_p, lp.psum_scatter_p, lp.ppermute_p, lp.all_to_all_p)
+    )
+
+
 def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxpr, list[tuple]]:
     """``jaxpr`` as JAX stages a body whose varying axes are checked: where an operation's
     operands vary over different mesh axes, the less varying ones are ``pvary``'d to match first
     (a collective's operand to vary over its axes), ``psum`` is one ``psum_invariant`` per operand,
     and every value's type shows the axes it varies over (``f32[3]{V:i}``). Results are
     ``pvary``'d to the axes ``out_want`` names. Also the results' varying axes."""
-    from ..ad_checkpoint import checkpoint_p
-    from ..closed_call import closed_call_p
-    from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-    from ..jit_primitive import jit_p, staged_like
-    from ..lax.cond import cond_p
-    from ..lax.loops import while_p
-    from ..lax.scan import scan_p
-    from ..lax.parallel import all_gather_p, all_to_all_p, pmax_p, pmin_p, ppermute_p, psum_p, psum_scatter_p
-
+    body_prims, collectives = _typed_primitives()
     env: dict = {}
     types: dict = {}
     eqns: list = []
@@ -60,16 +82,21 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
         note(v, a)
     for eqn in jaxpr.eqns:
         prim, ins, src, params = eqn.primitive, list(eqn.inputs), eqn.source_info, eqn.params
-        if prim is psum_p:
+        if prim is lax_parallel.psum_p:
             for x, o in zip(ins, eqn.out_binders):
                 x = cast(x, params["axes"], src)
                 eqns.append(JaxprEqn(lax_parallel.psum_invariant_p, [x], {"axes": params["axes"]}, [o], src))
                 note(o, set(vma(x)) - set(params["axes"]))
             continue
-        if prim in (pmax_p, pmin_p, all_gather_p, psum_scatter_p, ppermute_p, all_to_all_p):
-            ins = [cast(ins[0], params["axes"] if prim in (pmax_p, pmin_p) else params["axis_name"], src)]
+        if prim in collectives:
+            axes = (
+                params["axes"] if prim in (lax_parallel.pmax_p, lax_parallel.pmin_p) else params["axis_name"]
+            )
+            ins = [cast(ins[0], axes, src)]
             outs = vma_rule(prim, params, [vma(ins[0])])
-        elif prim is jit_p:
+        elif prim is body_prims[0]:  # jit
+            from ..jit_primitive import staged_like
+
             sub, outs_v = type_varying(params["jaxpr"].jaxpr, [vma(x) for x in ins], mesh)
             params = dict(params, jaxpr=ClosedJaxpr(sub, params["jaxpr"].consts))
             staged_like(params["jaxpr"], eqn.params["jaxpr"])  # (the same call: JAX names it alike)
@@ -77,15 +104,7 @@ def type_varying(jaxpr: Jaxpr, in_vmas, mesh: Mesh, out_want=None) -> tuple[Jaxp
             for o, a in zip(eqn.out_binders, outs_v):
                 note(o, a)
             continue
-        elif prim in (
-            checkpoint_p,
-            scan_p,
-            cond_p,
-            while_p,
-            closed_call_p,
-            custom_jvp_call_p,
-            custom_vjp_call_p,
-        ):
+        elif prim in body_prims[1:]:
             params, outs_v = _typed_bodies(prim, params, [vma(x) for x in ins], mesh)
             eqns.append(eqn._replace(inputs=ins, params=params))
             for o, a in zip(eqn.out_binders, outs_v):

@@ -84,3 +84,22 @@ LOOP_FMA += [
         0.0,
     ),
 ]
+# A scan unrolled whole is straight-line code to XLA (JAX's _scan_impl): its steps simplify and fuse
+# together (a zero carry's first sum is dropped, its product then fused into the next step's sum)
+_UNROLLED = {
+    "fori_unrolled": "lambda x, y: lax.fori_loop(0, 4, lambda i, c: c * 1.01 + y * c, x, unroll=True)",
+    "fori_unrolled_zero": "lambda x, y: lax.fori_loop(0, 3, lambda i, c: c + x * y * i, jnp.zeros_like(x), unroll=True)",
+    "scan_unrolled": "lambda x, y: lax.scan(lambda c, z: (c * 1.5 + z * c, c * z), x[:8], jnp.reshape(y, (8, 8)), unroll=True)",
+    "scan_unrolled_reverse": (
+        "lambda x, y: lax.scan(lambda c, z: (c * z + x[:8], c), jnp.zeros(8), jnp.reshape(y, (8, 8)), reverse=True, unroll=8)"
+    ),
+    "scan_unroll_beyond": "lambda x, y: lax.scan(lambda c, z: (c * z + c, c), x[:8], jnp.reshape(y, (8, 8)), unroll=20)",
+    "grad_of_jit_fori_unrolled": (
+        "lambda x, y: jax.grad(lambda v: jax.jit(lambda a: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * a, a, "
+        "unroll=True))(v).sum())(x / 3)"
+    ),
+}
+LOOP_FMA += [(f"{name}_jit", DATA + f"out = jax.jit({f})(x, y)", 0.0) for name, f in _UNROLLED.items()]
+LOOP_FMA += [
+    ("grad_of_jit_fori_unrolled_eager", DATA + f"out = ({_UNROLLED['grad_of_jit_fori_unrolled']})(x, y)", 0.0)
+]

@@ -335,3 +335,38 @@ SHARD_MAP_GRADS += [
     ]
     for checked in (True, False)
 ] + [("lax_pvary_removed", "out = jax.lax.pvary")]
+# Outside jit a gradient's backward shard_map runs one operation at a time (JAX's eager values: no
+# fused multiply-adds across operations; a remat's body is compiled whole); under jit it is compiled
+# with the rest. Compared bit for bit.
+SHARD_MAP_GRADS += [
+    (
+        f"rounding_{name}_{how}",
+        _SETUP
+        + "x = jnp.arange(8.) / 3\n"
+        + f"g = jax.grad(lambda x: jax.shard_map({body}, mesh=mesh, in_specs=P('i'), out_specs=P('i'),"
+        + f" check_vma={checked})(x).sum())\n"
+        + f"out = {call}",
+        0.0,
+    )
+    for name, body, checked in [
+        ("matmul", "lambda a: a @ jnp.outer(a, a)", True),
+        ("logsumexp", "lambda a: a - jax.nn.logsumexp(a)", False),
+        (
+            "remat",
+            "jax.checkpoint(lambda a: jnp.sin(jnp.sin(a) * a), policy=jax.checkpoint_policies.dots_saveable)",
+            True,
+        ),
+    ]
+    for how, call in [("eager", "g(x)"), ("jit", "jax.jit(g)(x)")]
+]
+SHARD_MAP_GRADS += [
+    (
+        "rounding_fori_unrolled_grad_of_jit",
+        _SETUP
+        + "x = jnp.arange(8.) / 3\n"
+        + "body = lambda a: jax.lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * a, a, unroll=True)\n"
+        + "f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P('i'), out_specs=P('i')))\n"
+        + "out = jax.grad(lambda x: f(x).sum())(x)",
+        0.0,
+    )
+]
