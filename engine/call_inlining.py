@@ -10,7 +10,7 @@ across the steps (the first step's ``0 + x`` is ``x``, whose product LLVM then c
 next step's sum). Up to ``UNROLLED_EQNS_MAX`` equations; a longer one stays a loop.
 
 Only calls that are plain functions are inlined: no constants of their own (they would have to
-become the caller's), no shardings, donations, mesh or compiler options, and no effects inside.
+become the caller's), no shardings, donations or compiler options, and no effects inside.
 A call of constants alone is left whole: constant folding computes it as the callee's program
 (``jnp.mod`` of two closed-over arrays keeps XLA's NaNs where its parts' rewrites would not).
 
@@ -42,7 +42,6 @@ def _plain_call(eqn: JaxprEqn) -> bool:
         and all(map(unspecified, (*p["in_shardings"], *p["out_shardings"])))
         and not any(p["donated_invars"])
         and not p.get("compiler_options_kvs")
-        and not getattr(p.get("ctx_mesh"), "axis_names", ())
         and _pure(closed.jaxpr)
     )
 

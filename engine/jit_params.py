@@ -39,6 +39,18 @@ def _empty_mesh() -> Any:
     return Mesh(np.empty((), dtype=object), ())  # type: ignore[no-untyped-call]
 
 
+def context_mesh() -> Any:
+    """The mesh a jit traced now records (JAX's ``ctx_mesh``): the one ``jax.set_mesh`` set, else
+    an abstract mesh in use with an ``Explicit`` axis, else the empty mesh."""
+    from .sharding import get_abstract_mesh, get_mesh
+
+    mesh = get_mesh()
+    if mesh is not None:
+        return mesh
+    abstract = get_abstract_mesh()
+    return abstract if not abstract.empty and abstract.explicit_axes else _empty_mesh()
+
+
 @functools.lru_cache(maxsize=4096)
 def call_params(
     n_in: int,
@@ -46,17 +58,18 @@ def call_params(
     donated: tuple[bool, ...] | None = None,
     keep_unused: bool = False,
     inline: bool = False,
+    ctx_mesh: Any = None,
 ) -> dict[str, Any]:
     """A call's params besides ``jaxpr`` and ``name``, as JAX's jit binds them: its shardings and
-    layouts unspecified, the arguments donated, the context's mesh (none) and its options. One dict
-    per arity and options (callers unpack it, never change it), so a call builds nothing."""
+    layouts unspecified, the arguments donated, the context's mesh (default none) and its options.
+    One dict per arity and options (callers unpack it, never change it), so a call builds nothing."""
     return {
         "in_shardings": (UNSPECIFIED,) * n_in,
         "out_shardings": (UNSPECIFIED,) * n_out,
         "in_layouts": (None,) * n_in,
         "out_layouts": (None,) * n_out,
         "donated_invars": donated if donated is not None else (False,) * n_in,
-        "ctx_mesh": _empty_mesh(),
+        "ctx_mesh": _empty_mesh() if ctx_mesh is None else ctx_mesh,
         "keep_unused": keep_unused,
         "inline": inline,
         "compiler_options_kvs": (),
@@ -75,7 +88,14 @@ def with_body(
     arguments' and results' shardings, from ``specified_shardings``)."""
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     donated = tuple(donated) if donated is not None and any(donated) else None
-    extra = call_params(n_in, n_out, donated, params.get("keep_unused", False), params.get("inline", False))
+    extra = call_params(
+        n_in,
+        n_out,
+        donated,
+        params.get("keep_unused", False),
+        params.get("inline", False),
+        params.get("ctx_mesh"),
+    )
     if shardings is not None:
         ins, outs = tuple(shardings[0]), tuple(shardings[1])
         assert len(ins) == n_in and len(outs) == n_out, (len(ins), n_in, len(outs), n_out)

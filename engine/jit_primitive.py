@@ -19,6 +19,7 @@ from .jit_params import (
     batched_sharding,
     carried,
     call_params,
+    context_mesh,
     pp_jit_params,
     specified_shardings,
     unspecified,
@@ -133,7 +134,7 @@ def bind_call(
         note_call(closed)
     n_in = len(closed.in_avals)
     flags = (*[False] * (n_in - len(donated)), *donated) if donated and any(donated) else None
-    options = call_params(n_in, len(closed.out_avals), flags, keep_unused)
+    options = call_params(n_in, len(closed.out_avals), flags, keep_unused, ctx_mesh=context_mesh())
     if shardings is not None:
         options = {**options, "in_shardings": tuple(shardings[0]), "out_shardings": tuple(shardings[1])}
     outs: list[Value] = jit_p.bind(*args, jaxpr=closed, name=name, **options)

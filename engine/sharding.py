@@ -495,10 +495,53 @@ def _per_arg(shardings, args, move):
     return tuple(move(a, shardings) for a in args)
 
 
+def _new_mesh(axes, kind: AxisType, what: str, shardings=None):
+    """JAX's ``_get_new_mesh``: the mesh to change (the context's, else that of the
+    ``NamedSharding``s in ``shardings``) and it with ``axes`` (default: all) of type ``kind``, and
+    the axes; None when there is no mesh at all."""
+    from .tree_util import tree_leaves
+
+    current = get_abstract_mesh()
+    given = AbstractMesh((), ())
+    for s in tree_leaves(shardings, is_leaf=lambda v: isinstance(v, PartitionSpec)):
+        if isinstance(s, NamedSharding):
+            mesh = s.mesh.abstract_mesh if isinstance(s.mesh, Mesh) else s.mesh
+            if not given.empty and given != mesh:
+                raise ValueError(
+                    f"Shardings passed to {what} should have the same mesh. Got one mesh {given} and "
+                    f"another {s.mesh}"
+                )
+            given = mesh
+    if given.empty and current.empty:
+        return None
+    if not given.empty and not current.empty and given != current:
+        raise ValueError(
+            f"Context mesh {current} must match the mesh passed to shardings {given}. Recommended "
+            "approach is to use `jax.set_mesh` context manager."
+        )
+    mesh = current if not current.empty else given
+    names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else tuple(axes))
+    return mesh, _with_axis_types(mesh, names, kind, what), names
+
+
+def _explicit_only(spec: PartitionSpec, mesh: AbstractMesh) -> PartitionSpec:
+    """``spec`` naming only ``mesh``'s ``Explicit`` axes (JAX's ``modify_spec_for_auto_manual``)."""
+    explicit = set(mesh.explicit_axes)
+    entries = [
+        None if e is None else _type_entry(tuple(a for a in _axes_of(e) if a in explicit)) for e in spec
+    ]
+    return PartitionSpec(*entries)
+
+
+def _type_entry(axes: tuple):
+    return None if not axes else axes[0] if len(axes) == 1 else axes
+
+
 def auto_axes(fun=None, *, axes=None, out_sharding=None):
     """Run ``fun`` with the mesh ``axes`` (default: all) of type ``Auto`` (the compiler lays values
     out; no sharding-type errors), then lay its results out by ``out_sharding`` (required, given to
-    the decorator or to the call).
+    the decorator or to the call). Without any mesh (none set, no ``NamedSharding`` given) it just
+    calls ``fun``, as JAX does.
 
     >>> @jax.sharding.auto_axes
     ... def add(x, y):
@@ -512,12 +555,29 @@ def auto_axes(fun=None, *, axes=None, out_sharding=None):
 
     @functools.wraps(fun)
     def wrapped(*args, out_sharding=out_sharding, **kwargs):
-        if out_sharding is None:
-            raise TypeError("Missing required keyword argument: 'out_sharding'")
-        with use_abstract_mesh(_with_axis_types(get_abstract_mesh(), axes, AxisType.Auto, "auto_axes")):
-            out = fun(*args, **kwargs)
         from .tree_util import tree_map
 
+        if out_sharding is None:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        found = _new_mesh(axes, AxisType.Auto, "auto_axes", out_sharding)
+        if found is None:
+            return fun(*args, **kwargs)
+        prev, new, names = found
+        auto = {n for n, t in zip(prev.axis_names, prev.axis_types) if t == AxisType.Auto}
+        if auto == set(names):
+            return fun(*args, **kwargs)
+        from .core import Array, Tracer
+
+        def typed_here(a):  # (an array retyped on the new mesh; other arguments as they are)
+            return (
+                reshard(a, _explicit_only(typeof(a).sharding.spec, new))
+                if isinstance(a, (Array, Tracer))
+                else a
+            )
+
+        with use_abstract_mesh(new):
+            args = tree_map(typed_here, args)
+            out = fun(*args, **kwargs)
         if isinstance(out_sharding, (tuple, list)) and not isinstance(out_sharding, PartitionSpec):
             return type(out)(reshard(o, s) for o, s in zip(out, out_sharding))
         return tree_map(lambda o: reshard(o, out_sharding), out)
@@ -527,7 +587,8 @@ def auto_axes(fun=None, *, axes=None, out_sharding=None):
 
 def explicit_axes(fun=None, *, axes=None, in_sharding=None):
     """Run ``fun`` with the mesh ``axes`` (default: all) of type ``Explicit``: its arguments are
-    first laid out by ``in_sharding`` (required), and shardings show in their types inside.
+    first laid out by ``in_sharding`` (required), and shardings show in their types inside; its
+    results are typed back on the mesh outside (naming only the axes explicit there).
 
     >>> @jax.sharding.explicit_axes
     ... def double(y):
@@ -541,12 +602,21 @@ def explicit_axes(fun=None, *, axes=None, in_sharding=None):
 
     @functools.wraps(fun)
     def wrapped(*args, in_sharding=in_sharding, **kwargs):
+        from .tree_util import tree_map
+
         if in_sharding is None:
             raise TypeError("Missing required keyword argument: 'in_sharding'")
-        mesh = _with_axis_types(get_abstract_mesh(), axes, AxisType.Explicit, "explicit_axes")
-        args = _per_arg(in_sharding, args, reshard)
-        with use_abstract_mesh(mesh):
-            return fun(*args, **kwargs)
+        found = _new_mesh(axes, AxisType.Explicit, "explicit_axes")
+        if found is None:
+            raise ValueError(
+                "Context mesh cannot be empty. Please use `jax.set_mesh` API to enter into a mesh "
+                "context when using `explicit_axes` API."
+            )
+        prev, new, _ = found
+        with use_abstract_mesh(new):
+            args = _per_arg(in_sharding, args, reshard)
+            out = fun(*args, **kwargs)
+        return tree_map(lambda o: reshard(o, _explicit_only(typeof(o).sharding.spec, prev)), out)
 
     return wrapped
 
@@ -579,14 +649,32 @@ def set_mesh(mesh: Mesh | None) -> _SetMesh:
     return _SetMesh(mesh)
 
 
-def as_sharding(s, what: str = "device_put"):
-    """A ``Sharding`` from a sharding or a bare ``PartitionSpec`` (over the current mesh)."""
+def spec_without_mesh(spec: PartitionSpec) -> ValueError:
+    """JAX's error for a bare spec given as an ``out_sharding`` outside any mesh."""
+    return ValueError(
+        "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+        f"NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got {spec}"
+    )
+
+
+def as_sharding(s, what: str = "device_put", argument: str | None = None):
+    """A ``Sharding`` from a sharding or a bare ``PartitionSpec`` (over the current mesh), for
+    ``what``: ``device_put``, an API taking shardings as ``argument`` (``jit``'s ``in_shardings``),
+    or else an operation's ``out_sharding`` (each refuses a bare spec without a mesh as JAX does)."""
     if isinstance(s, Sharding):
         return s
     if isinstance(s, PartitionSpec):
         mesh = get_mesh()
-        if mesh is None:
+        if mesh is None and what == "device_put":
             raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to {what}")
+        if mesh is None and argument is not None:
+            raise RuntimeError(
+                f"{what} requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+                f"{argument}. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, "
+                f"provide `Sharding`s to {argument} and then the mesh context manager is not required."
+            )
+        if mesh is None:
+            raise spec_without_mesh(s)
         abstract = _mesh_state.abstract
         if abstract is not None and abstract.axis_names != mesh.axis_names:
             # a spec over the abstract mesh: the current devices arranged as it says
@@ -675,7 +763,7 @@ def with_sharding_constraint(x, shardings):
     from .parallel.named import put_sharded
     from .tree_util import tree_map
 
-    sharding = as_sharding(shardings, "with_sharding_constraint")
+    sharding = as_sharding(shardings, "with_sharding_constraint", "shardings")
     if isinstance(sharding, NamedSharding):
         mesh = sharding.mesh.abstract_mesh if isinstance(sharding.mesh, Mesh) else sharding.mesh
         current = get_abstract_mesh()

@@ -49,6 +49,10 @@ class _IndexUpdateRef:
         out_sharding=None,
         wrap_negative_indices=True,
     ):
+        from ..sharding import PartitionSpec, get_abstract_mesh, spec_without_mesh
+
+        if isinstance(out_sharding, PartitionSpec) and get_abstract_mesh().empty:
+            raise spec_without_mesh(out_sharding)  # (JAX checks it first, before any slicing)
         return rewriting_take(
             self.array,
             self.index,

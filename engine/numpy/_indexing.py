@@ -120,7 +120,15 @@ def _auto_axes_out(fun, out_sharding, api_name: str):
     """``fun`` run with the mesh's explicit axes ``Auto``, its result laid out by ``out_sharding``
     (a ``PartitionSpec`` is on the current mesh), as JAX's ``.at[...].get/set(out_sharding=)``.
     Only explicit axes may be named; on a mesh with none it lays nothing out (as JAX)."""
-    from ..sharding import AxisType, NamedSharding, PartitionSpec, _axes_of, auto_axes, get_abstract_mesh
+    from ..sharding import (
+        AxisType,
+        NamedSharding,
+        PartitionSpec,
+        _axes_of,
+        auto_axes,
+        get_abstract_mesh,
+        spec_without_mesh,
+    )
     from ..source_info import current_source_info
     from ..tracer_origins import summarize
 
@@ -130,6 +138,8 @@ def _auto_axes_out(fun, out_sharding, api_name: str):
             f"`PartitionSpec`. Got {out_sharding} of type: {type(out_sharding)}"
         )
     mesh = out_sharding.mesh if isinstance(out_sharding, NamedSharding) else get_abstract_mesh()
+    if not mesh.axis_names:
+        raise spec_without_mesh(out_sharding)
     spec = out_sharding.spec if isinstance(out_sharding, NamedSharding) else out_sharding
     kinds = dict(zip(mesh.axis_names, mesh.axis_types))
     for entry in spec:

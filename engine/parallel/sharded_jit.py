@@ -26,7 +26,7 @@ def _place(tree, shardings, what):
                 f"{len(tree) if isinstance(tree, (list, tuple)) else 'a non-sequence of'} values"
             )
         return type(tree)(_place(t, s, what) for t, s in zip(tree, shardings))
-    sharding = as_sharding(shardings, f"jit {what}")
+    sharding = as_sharding(shardings, "jit", what)
     for leaf in tree_leaves(tree):  # (jit checks the blocks divide first: JAX's IndivisibleError)
         sharding.shard_shape(np.shape(leaf))
     return device_put(tree, sharding)
@@ -88,7 +88,7 @@ def _per_leaf(shardings, tree, what: str) -> list:
         if s is None or type(s).__name__ == "UnspecifiedValue":
             out.append(UNSPECIFIED)
             continue
-        s = as_sharding(s, f"jit {what}")
+        s = as_sharding(s, "jit", what)
         shape = leaf.shape if isinstance(leaf, core.ShapedArray) else core.get_aval(leaf).shape
         s.shard_shape(tuple(shape))  # (JAX's IndivisibleError, when the call is traced)
         out.append(s)

@@ -61,9 +61,10 @@ def _mesh_of(x, producers: dict, memo: dict, outer: Any = None) -> AbstractMesh 
     return found
 
 
-def traced_mesh(tracer) -> AbstractMesh | None:
-    """The mesh JAX types ``tracer``'s value on, when a ``shard_map`` of the program being staged
-    made it (None otherwise, or when that mesh is the context's: then the seed's type agrees)."""
+def _typed_mesh(tracer) -> AbstractMesh | None:
+    """The mesh JAX types ``tracer``'s value on when the program being staged says it: a
+    ``shard_map`` made it, or it is computed from an argument laid out on a mesh with an
+    ``Explicit`` axis; None otherwise."""
     from .. import ad, batching
     from ..staging import staged_var
 
@@ -80,15 +81,31 @@ def traced_mesh(tracer) -> AbstractMesh | None:
     if staged is None:
         return None
     builder, var = staged
-    mesh = _mesh_of(var, _producers(builder.eqns), {})
+
+    def argument_mesh(v) -> AbstractMesh | None:
+        s = builder.in_shardings.get(v)
+        mesh = getattr(s, "mesh", None)
+        if mesh is None or not mesh.explicit_axes:
+            return None
+        return mesh if isinstance(mesh, AbstractMesh) else mesh.abstract_mesh
+
+    return _mesh_of(var, _producers(builder.eqns), {}, argument_mesh)
+
+
+def traced_mesh(tracer) -> AbstractMesh | None:
+    """The mesh JAX types ``tracer``'s value on (``_typed_mesh``), None when that is the
+    context's (then a value typed without naming it agrees)."""
+    mesh = _typed_mesh(tracer)
     return None if mesh is None or mesh == get_abstract_mesh() else mesh
 
 
 def seed_on_mesh(ans, seed):
     """``grad``'s cotangent seed ``seed`` for the result ``ans``: resharded onto the mesh ``ans``
-    is typed on, replicated (JAX's ``_one_vjp``), when that is not the context's mesh."""
-    mesh = traced_mesh(ans)
-    if mesh is None:
+    is typed on, replicated (JAX's ``_one_vjp``), when that is not the context's mesh or has an
+    ``Explicit`` axis (JAX then types the seed's ``1.0`` on it with a ``reshard``)."""
+    context = get_abstract_mesh()
+    mesh = _typed_mesh(ans) or (context if context.explicit_axes else None)
+    if mesh is None or (mesh == context and not mesh.explicit_axes):
         return seed
     from .reshard import reshard_p
 

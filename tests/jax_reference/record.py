@@ -36,6 +36,7 @@ EIGHT_DEVICE_TOPICS = frozenset(
         "pmap_compiled",
         "shard_map_grads",
         "sharded_indexing",
+        "mesh_context",
     }
 )
 

@@ -2041,6 +2041,9 @@ SNIPPETS["reduce_window_jvp"] = REDUCE_WINDOW_JVP
 from snippets_api_misc import API_MISC  # noqa: E402
 
 SNIPPETS["api_misc"] = API_MISC
+from snippets_mesh_context import MESH_CONTEXT  # noqa: E402
+
+SNIPPETS["mesh_context"] = MESH_CONTEXT
 from snippets_ref_lifetimes import REF_LIFETIMES  # noqa: E402
 
 SNIPPETS["ref_lifetimes"] = REF_LIFETIMES

@@ -1,0 +1,80 @@
+"""Snippets for what the context mesh changes in traced programs and what a bare
+``PartitionSpec`` needs: a jit traced under ``jax.set_mesh`` records the mesh (``ctx_mesh``, also
+on its transpose and batched form), ``grad`` types its seed on a mesh with an ``Explicit`` axis
+(``reshard 1.0``), ``auto_axes`` without any mesh only calls the function, and each API refuses a
+bare spec outside a mesh with JAX's error (compared word for word). Recorded on 8 CPU devices
+(record.py's EIGHT_DEVICE_TOPICS). Registered in snippets.py."""
+
+_MESHES = (
+    "from jax.sharding import PartitionSpec as P, AxisType, NamedSharding\n"
+    "E, A = AxisType.Explicit, AxisType.Auto\n"
+    "meshes = {k: jax.make_mesh((2, 4), ('x', 'y'), axis_types=t) for k, t in "
+    "{'explicit': (E, E), 'auto': (A, A), 'mixed': (E, A)}.items()}\n"
+    "v = np.arange(8, dtype=np.float32)\n"
+)
+
+
+def _under(kind: str, expr: str) -> str:
+    return _MESHES + f"with jax.set_mesh(meshes[{kind!r}]):\n    out = {expr}"
+
+
+_TRACED = {
+    "jit": "str(jax.make_jaxpr(jax.jit(lambda a: a * 2))(v))",
+    "grad_of_jit": "str(jax.make_jaxpr(jax.grad(lambda a: jax.jit(lambda b: b * 2)(a).sum()))(v))",
+    "vmap_of_jit": "str(jax.make_jaxpr(jax.vmap(jax.jit(jnp.sin)))(v.reshape(2, 4)))",
+    "grad": "str(jax.make_jaxpr(jax.grad(lambda a: (a * 2).sum()))(v))",
+}
+MESH_CONTEXT = [
+    (f"{name}_under_{kind}", _under(kind, expr))
+    for name, expr in _TRACED.items()
+    for kind in ("explicit", "auto", "mixed")
+]
+# grad of a function of an argument laid out on an explicit mesh: the seed is typed on that mesh
+# (replicated here: of a split argument, JAX types the cotangent's broadcast split too, the engine not)
+MESH_CONTEXT += [
+    (
+        "grad_seed_argument",
+        _MESHES
+        + "a = jax.device_put(v, NamedSharding(meshes['explicit'], P()))\n"
+        + "out = str(jax.make_jaxpr(jax.grad(lambda a: (a * 2).sum()))(a))",
+    )
+]
+# auto_axes with no mesh set and a bare spec: JAX just calls the function
+MESH_CONTEXT += [
+    (
+        "auto_axes_without_mesh",
+        _MESHES
+        + "a = jax.device_put(v.reshape(2, 4), NamedSharding(meshes['explicit'], P('x', 'y')))\n"
+        + "f = jax.jit(lambda a: jax.sharding.auto_axes(lambda b: b * 2 + 1, out_sharding=P('x', None))(a))\n"
+        + "out = (str(jax.make_jaxpr(f)(a)), f(a))",
+    ),
+    (
+        "explicit_axes_without_mesh",
+        _MESHES + "out = jax.sharding.explicit_axes(lambda b: b * 2, in_sharding=P('x'))(v)",
+    ),
+]
+# a bare PartitionSpec outside any mesh: each API's own error, compared word for word
+_BARE = {
+    "reshard": "jax.sharding.reshard(x, P('x'))",
+    "with_sharding_constraint": "jax.jit(lambda a: jax.lax.with_sharding_constraint(a, P('x')))(x)",
+    "jit_in_shardings": "jax.jit(lambda a: a, in_shardings=P('x'))(x)",
+    "jit_out_shardings": "jax.jit(lambda a: a, out_shardings=P('x'))(x)",
+    "device_put": "jax.device_put(x, P('x'))",
+    "zeros": "jnp.zeros(8, out_sharding=P('x'))",
+    "random_normal": "jax.random.normal(jax.random.key(0), (8,), out_sharding=P('x'))",
+    "dot": "jnp.dot(x, x, out_sharding=P())",
+    "einsum": "jnp.einsum('i,i->', x, x, out_sharding=P())",
+    "at_set": "x.at[1].set(2., out_sharding=P('x'))",
+    "at_get": "x.at[1].get(out_sharding=P())",
+    "reshape": "jnp.reshape(x, (2, 4), out_sharding=P('x'))",
+}
+MESH_CONTEXT += [
+    (
+        f"bare_spec_{name}",
+        "from jax.sharding import PartitionSpec as P\n"
+        "x = jnp.ones(8)\n"
+        f"try:\n    {expr}\n    out = 'no error'\n"
+        "except Exception as e:\n    out = (type(e).__name__, str(e).splitlines()[0])",
+    )
+    for name, expr in _BARE.items()
+]
