@@ -199,8 +199,9 @@ def _fallback(ctx, prim, vals, params):
 # --- JAX's sharding-in-types checks (explicit mesh axes only) ----------------------------------
 
 
-def _type_str(ctx, x: Sharded) -> str:
-    """``i32[4@X,4]``: the global type of ``x`` with its explicit axes, as JAX's errors print it."""
+def _type_str(ctx, x: Sharded, long: bool = False) -> str:
+    """``i32[4@X,4]``: the global type of ``x`` with its explicit axes, as JAX's errors print it
+    (``long``: the dtype's whole name, ``int32[4@X,4]``, as a type prints itself)."""
     aval = core.get_aval(x.val)
     dims = []
     for n, axes in zip(ctx.global_shape(aval.shape, x.spec), x.spec):
@@ -210,7 +211,8 @@ def _type_str(ctx, x: Sharded) -> str:
             if shown
             else str(n)
         )
-    return f"{core.dtype_short(aval.dtype)}[{','.join(dims)}]"
+    dtype = np.dtype(aval.dtype).name if long else core.dtype_short(aval.dtype)
+    return f"{dtype}[{','.join(dims)}]"
 
 
 def _explicit(ctx, axes) -> tuple:
@@ -298,13 +300,50 @@ def _reshape(ctx, prim, vals, params):
             and (new[e] == gshape[d] or (gshape[d] % new[e] == 0 and new[e] % ctx.parts(s) == 0))
         ]
         if not match:
-            return _fallback(ctx, prim, vals, params)
+            return _merged(ctx, prim, vals, params, gshape)
         e = match[0]
         if new[e] != gshape[d] and any(x.spec[d + 1 :]):
             return _fallback(ctx, prim, vals, params)
         spec[e] = s
     local = dict(params, new_sizes=ctx.local_shape(new, spec))
     return Sharded(prim.bind(x.val, **local), tuple(spec))
+
+
+def _merged(ctx, prim, vals, params, gshape):
+    """A reshape merging runs of dimensions into one each, on an explicit mesh: as JAX types it, a
+    merged dimension is split by the axes of the dimensions it merges, major first, when only
+    leading ones of them are split (``f32[8@x,4@y]`` to ``f32[32@(x,y)]``); the blocks move there
+    from the gathered result. Otherwise (or on ``Auto`` axes) the result is gathered."""
+    (x,) = vals
+    new = tuple(params["new_sizes"])
+    spec, d = [], 0
+    for n in new:
+        group, size = [], 1
+        while d < len(gshape) and size < n:  # (the run of dimensions whose sizes make up n)
+            group.append(d)
+            size *= gshape[d]
+            d += 1
+        if size != n:
+            return _fallback(ctx, prim, vals, params)
+        specs = [x.spec[g] for g in group]
+        while specs and not specs[-1]:
+            specs.pop()
+        if any(not s for s in specs) or any(a not in ctx.typed for s in specs for a in s):
+            if any(_explicit(ctx, s) for s in specs):  # (JAX's type has no such split: it refuses)
+                raise ShardingTypeError(
+                    "This reshape is not supported. Please specify the sharding of the output via the "
+                    f"`out_sharding` argument of jax.lax.reshape. Got operand type: "
+                    f"{_type_str(ctx, x, long=True)}, new sizes: {new}"
+                )
+            return _fallback(ctx, prim, vals, params)
+        axes = tuple(a for s in specs for a in s)
+        if axes and n % ctx.parts(axes):
+            return _fallback(ctx, prim, vals, params)
+        spec.append(axes)
+    if d != len(gshape):
+        return _fallback(ctx, prim, vals, params)
+    out = _fallback(ctx, prim, vals, params)
+    return Sharded(_to_spec(ctx, out, tuple(spec)), tuple(spec))
 
 
 def _transpose(ctx, prim, vals, params):
@@ -426,7 +465,12 @@ def _concatenate(ctx, prim, vals, params):
     """Concatenation along a dimension no operand splits: operands take one spec, blocks join."""
     d = params["dimension"]
     if any(x.spec[d] for x in vals):
-        return _fallback(ctx, prim, vals, params)
+        # (on an explicit mesh JAX types the result as its operands, which agree: it stays split)
+        same = all(x.spec == vals[0].spec for x in vals)
+        out = _fallback(ctx, prim, vals, params)
+        if not same or any(a not in ctx.typed for a in vals[0].spec[d]):
+            return out
+        return Sharded(_to_spec(ctx, out, vals[0].spec), vals[0].spec)
     target = next((x.spec for x in vals if any(x.spec)), vals[0].spec)
     args = [x.val if x.spec == target else _to_spec(ctx, x, target) for x in vals]
     return Sharded(prim.bind(*args, **params), target)

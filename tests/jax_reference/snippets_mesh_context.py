@@ -78,3 +78,36 @@ MESH_CONTEXT += [
     )
     for name, expr in _BARE.items()
 ]
+# On an explicit mesh a reshape merging split dimensions keeps their axes (major first), and a
+# concatenation of operands split alike stays split; a merge JAX cannot type is refused eagerly
+_PUT = (
+    "from jax.sharding import PartitionSpec as P, AxisType, NamedSharding\n"
+    "mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)\n"
+    "put = lambda shape, spec: jax.device_put(np.arange(np.prod(shape), dtype=np.float32).reshape(shape), "
+    "NamedSharding(mesh, spec))\n"
+    "typed = lambda r: (str(jax.typeof(r)), str(r.sharding.spec), r)\n"
+)
+_RESHAPES = {
+    "rows": ("(8, 4)", "P('x', None)", "(32,)"),
+    "both": ("(8, 4)", "P('x', 'y')", "(32,)"),
+    "leading_pair": ("(2, 4, 4)", "P('x', 'y', None)", "(8, 4)"),
+    "middle": ("(2, 4, 4)", "P(None, 'y', None)", "(2, 16)"),
+    "tuple_axis": ("(8, 4)", "P(('x', 'y'), None)", "(32,)"),
+    "unsplit_inner": ("(8, 4)", "P(None, 'y')", "(32,)"),
+}
+MESH_CONTEXT += [
+    (f"reshape_merge_{name}_{how}", _PUT + f"a = put({shape}, {spec})\nout = typed({call})")
+    for name, (shape, spec, new) in _RESHAPES.items()
+    for how, call in [("jit", f"jax.jit(lambda v: v.reshape({new}))(a)"), ("eager", f"a.reshape({new})")]
+    if not (name == "unsplit_inner" and how == "jit")  # (inside jit the engine lays it out: README)
+]
+MESH_CONTEXT += [
+    (
+        f"concatenate_split_{how}",
+        _PUT + f"a, b = put((8,), P('x')), put((8,), P('x'))\nout = typed({call})",
+    )
+    for how, call in [
+        ("jit", "jax.jit(lambda u, v: jnp.concatenate([u, v]))(a, b)"),
+        ("eager", "jnp.concatenate([a, b])"),
+    ]
+]
