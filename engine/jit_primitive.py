@@ -26,7 +26,7 @@ from .jit_params import (
     unspecified_n,
     with_body,
 )
-from .jit_runtime import _executables, _first_tier, _tier, compiled_form, result_weak_types
+from .jit_runtime import _executables, _first_tier, _tier, compiled_form, result_weak_types, with_lowerings
 from .staging import trace_to_jaxpr
 from .state.discharge import RefOperandPrimitive
 from .state.types import AbstractRef, Ref
@@ -62,7 +62,10 @@ def _run_call(args: Sequence[Value], jaxpr: ClosedJaxpr, name: str) -> list[Arra
     if placed or _names_a_mesh(jaxpr):
         from .parallel.partition import run_sharded
 
-        sharded_outs = run_sharded(args, jaxpr, name)
+        # (partitioned before XLA's simplifier runs, which then sees each device's program: a
+        # division by a sum over a split dimension divides there, on one device a product by the
+        # sum's reciprocal)
+        sharded_outs = run_sharded(args, with_lowerings(traced), name)
         if sharded_outs is not None:
             return sharded_outs
     values = [a._value if isinstance(a, Array) else a for a in args]

@@ -111,3 +111,23 @@ MESH_CONTEXT += [
         ("eager", "jnp.concatenate([a, b])"),
     ]
 ]
+# A program is partitioned before XLA simplifies it: a division by a sum over a split dimension is
+# a division on each device (one column each), over an unsplit one a product by the reciprocal
+_ROUNDING = {
+    "divide_by_split_sum": ("P('x', 'y')", "lambda v: v / v.sum(axis=1, keepdims=True)"),
+    "divide_by_unsplit_sum": ("P('x', None)", "lambda v: v / v.sum(axis=1, keepdims=True)"),
+    "softmax_split": ("P('x', 'y')", "jax.nn.softmax"),
+    "softmax_rows": ("P('x', None)", "jax.nn.softmax"),
+    "mean_split": ("P(None, 'y')", "lambda v: v - v.mean(axis=1, keepdims=True)"),
+}
+MESH_CONTEXT += [
+    (
+        f"rounding_{name}",
+        _PUT
+        + "x = np.random.RandomState(0).randn(8, 4).astype(np.float32)\n"
+        + f"a = jax.device_put(x, NamedSharding(mesh, {spec}))\n"
+        + f"out = jax.jit({f})(a)",
+        0.0,
+    )
+    for name, (spec, f) in _ROUNDING.items()
+]
