@@ -305,9 +305,14 @@ def _shape(sizes: Sequence) -> tuple:
 
 
 def broadcast_in_dim(
-    x: Value, shape: Sequence[SupportsIndex], broadcast_dimensions: Sequence[SupportsIndex]
+    x: Value,
+    shape: Sequence[SupportsIndex],
+    broadcast_dimensions: Sequence[SupportsIndex],
+    out_sharding=None,
 ) -> Value:
-    """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``."""
+    """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``.
+    ``out_sharding`` (a sharding, or a ``PartitionSpec`` over the current mesh) lays the result out:
+    staged, the equation carries it (its type shows it); eagerly the result is moved there."""
     for d in shape:  # (JAX checks the shape's elements first, and names their types)
         if not isinstance(d, Tracer) and not (_dims.is_constant_dim(d) or _dims.is_symbolic_dim(d)):
             raise TypeError(
@@ -316,15 +321,22 @@ def broadcast_in_dim(
             )
     shape = _shape(shape)
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    if out_sharding is not None:
+        from ..sharding import as_sharding, reshard
+
+        out_sharding = as_sharding(out_sharding, "broadcast_in_dim")
+        if core._state.dynamic is None:  # (eagerly: broadcast, then laid out)
+            return reshard(broadcast_in_dim(x, shape, broadcast_dimensions), out_sharding)
     aval = _aval(x)
     if (
-        aval.shape == shape
+        out_sharding is None
+        and aval.shape == shape
         and broadcast_dimensions == tuple(range(len(shape)))
         and not isinstance(x, (int, float, bool, complex, Tracer))
     ):
         return x  # (traced, it is bound: the trace forwards it, see structural._forward_identity)
     return st.broadcast_in_dim_p.bind(
-        x, shape=shape, broadcast_dimensions=broadcast_dimensions, sharding=None
+        x, shape=shape, broadcast_dimensions=broadcast_dimensions, sharding=out_sharding
     )
 
 
@@ -357,8 +369,9 @@ def broadcast_like(arr, like_arr):
     return broadcast_in_dim(arr, shape, tuple(range(len(shape) - ndim, len(shape))))
 
 
-def full(shape, fill_value, dtype=None, weak_type: bool = False):
-    """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory."""
+def full(shape, fill_value, dtype=None, weak_type: bool = False, sharding=None):
+    """An array of ``shape`` filled with ``fill_value``; staged as a broadcast, so it costs no memory.
+    ``sharding`` lays it out (``broadcast_in_dim``'s ``out_sharding``)."""
     shape = (
         _shape(np.atleast_1d(shape) if not _dims.is_symbolic_dim(shape) else (shape,))
         if not isinstance(shape, tuple)
@@ -384,6 +397,12 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
             val.python_value = fill_value  # (JAX stages the Python scalar itself: printed as written)
         if not shape:
             val.op_result = True  # (JAX's full binds convert_element_type: a traced value)
+    if sharding is not None and shape:
+        return broadcast_in_dim(val, shape, (), out_sharding=sharding)
+    if sharding is not None:
+        from ..sharding import reshard
+
+        return reshard(val, sharding)
     return broadcast_in_dim(val, shape, ()) if shape else val
 
 

@@ -239,6 +239,8 @@ def _broadcast_in_dim_batch(size, vals, dims, *, shape, broadcast_dimensions, sh
     x = moveaxis(x, dims[0], 0)
     new_shape = (size, *shape)
     new_dims = (0, *np.add(1, broadcast_dimensions).astype(np.int64))  # numpy ints, as JAX prints them
+    if sharding is not None:  # (the batch dimension unsplit, JAX's get_sharding_for_vmap)
+        sharding = sharding.with_spec((None, *sharding.spec._normalized_spec_for_aval(len(shape))))
     return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=new_dims, sharding=sharding), 0
 
 

@@ -25,7 +25,7 @@ from ._promote import (
     shape_of,
     to_inexact_dtype,
 )
-from ..sharding import with_out_sharding
+from ..sharding import reshard, with_out_sharding
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
 from ._shape import stack
@@ -165,30 +165,40 @@ def _default_dtype(dtype, fun_name: str, default: type = float):
     return user_dtype(to_dtype(dtype), fun_name) if dtype is not None else core.default_dtype(default)
 
 
-@with_out_sharding
-def zeros(shape, dtype=None):
-    """An array of zeros (float32, or float64 with x64, unless ``dtype`` says otherwise).
+def _placed(x, device):
+    """``x`` put on ``device`` (a device or a sharding) when one is given, as JAX's ``device=``."""
+    if device is None:
+        return x
+    from ..parallel.sharded import device_put
+
+    return device_put(x, device)
+
+
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    """An array of zeros (float32, or float64 with x64, unless ``dtype`` says otherwise), laid out
+    by ``out_sharding`` when given (staged: a broadcast typed with it, as JAX's).
 
     >>> jnp.zeros((2, 3)).shape
     (2, 3)
     """
-    return lax.full(concrete_shape(shape), 0, _default_dtype(dtype, "zeros"))
+    return _placed(
+        lax.full(concrete_shape(shape), 0, _default_dtype(dtype, "zeros"), sharding=out_sharding), device
+    )
 
 
-@with_out_sharding
-def ones(shape, dtype=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32, or float64 with x64, unless ``dtype`` says otherwise)."""
-    return lax.full(concrete_shape(shape), 1, _default_dtype(dtype, "ones"))
+    return _placed(
+        lax.full(concrete_shape(shape), 1, _default_dtype(dtype, "ones"), sharding=out_sharding), device
+    )
 
 
-@with_out_sharding
-def empty(shape, dtype=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like ``zeros``: arrays are immutable, so "uninitialized" has no use."""
-    return zeros(shape, _default_dtype(dtype, "empty"))
+    return zeros(shape, _default_dtype(dtype, "empty"), device=device, out_sharding=out_sharding)
 
 
-@with_out_sharding
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (which may itself be an array that broadcasts).
 
     >>> jnp.full((2,), 7)
@@ -198,12 +208,15 @@ def full(shape, fill_value, dtype=None):
     if shape_of(fill_value) == ():
         if dtype is None:
             d, weak = dtype_and_weak(fill_value)
-            return lax.full(shape, convert(fill_value, d, weak), d, weak)
-        d = user_dtype(to_dtype(dtype), "full")
-        return lax.full(shape, convert(fill_value, d), d)
-    return broadcast_to_shape(
+            out = lax.full(shape, convert(fill_value, d, weak), d, weak, sharding=out_sharding)
+        else:
+            d = user_dtype(to_dtype(dtype), "full")
+            out = lax.full(shape, convert(fill_value, d), d, sharding=out_sharding)
+        return _placed(out, device)
+    out = broadcast_to_shape(
         asarray(fill_value, None if dtype is None else _default_dtype(dtype, "full")), shape
     )
+    return _placed(out if out_sharding is None else reshard(out, out_sharding), device)
 
 
 def _like_dtype_shape(a, dtype, shape, fun_name):

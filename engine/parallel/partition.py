@@ -265,6 +265,13 @@ def _elementwise(ctx, prim, vals, params):
 
 
 def _broadcast_in_dim(ctx, prim, vals, params):
+    """Split dimensions stay split where they are not widened; a broadcast given a ``sharding``
+    (``jnp.zeros(..., out_sharding=)``) is laid out by it."""
+    target = params.get("sharding")
+    if target is not None and getattr(target, "mesh", None) is not None:
+        out = _broadcast_in_dim(ctx, prim, vals, dict(params, sharding=None))
+        want = spec_of(target, len(params["shape"]))
+        return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
     x = vals[0]
     shape, dims = params["shape"], params["broadcast_dimensions"]
     in_shape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
@@ -544,6 +551,7 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
             if (
                 prim not in _always_ruled
                 and "out_sharding" not in eqn.params
+                and eqn.params.get("sharding") is None  # (a broadcast laid out: jnp.zeros(out_sharding=))
                 and not sharded_jit.call_mesh(eqn)  # (a nested jit's shardings lay out even these)
                 and all(not any(x.spec) for x in vals)
             ):  # nothing to split

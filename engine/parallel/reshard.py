@@ -253,11 +253,19 @@ def _out_sharding_mesh(eqn):
     return s.mesh if s is not None else None
 
 
+def _sharding_mesh(eqn):
+    s = eqn.params.get("sharding")
+    return s.mesh if s is not None and isinstance(s.mesh, Mesh) else None
+
+
 def _eqn_mesh(eqn):
     if not eqn_meshes.get("installed"):
         from ..lax.structural import dot_general_p
 
+        from ..lax.structural import broadcast_in_dim_p
+
         eqn_meshes[dot_general_p] = _out_sharding_mesh
+        eqn_meshes[broadcast_in_dim_p] = _sharding_mesh
         eqn_meshes["installed"] = True  # type: ignore[index]
     rule = eqn_meshes.get(eqn.primitive)
     return rule(eqn) if rule is not None else None

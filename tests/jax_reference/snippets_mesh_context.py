@@ -131,3 +131,28 @@ MESH_CONTEXT += [
     )
     for name, (spec, f) in _ROUNDING.items()
 ]
+# Arrays made laid out (out_sharding=): staged as a broadcast typed with the layout, as JAX's
+_MADE = {
+    "zeros": "lambda: jnp.zeros((8, 4), out_sharding=P('x', 'y'))",
+    "ones_plus": "lambda: jnp.ones((8,), out_sharding=P('x')) * 2 + 1",
+    "full": "lambda: jnp.full((8,), 3.0, out_sharding=P('x'))",
+    "full_int": "lambda: jnp.full((4, 8), 7, dtype=jnp.int32, out_sharding=P(None, 'y'))",
+    "broadcast_in_dim": "lambda: lax.broadcast_in_dim(jnp.arange(8.0), (4, 8), (1,), out_sharding=P(None, 'x'))",
+}
+MESH_CONTEXT += [
+    (
+        f"made_{name}",
+        _PUT
+        + f"with jax.set_mesh(mesh):\n    f = {f}\n    out = (str(jax.make_jaxpr(f)()), typed(jax.jit(f)()), typed(f()))",
+    )
+    for name, f in _MADE.items()
+]
+MESH_CONTEXT += [
+    (
+        "made_under_vmap",
+        _PUT
+        + "with jax.set_mesh(mesh):\n"
+        + "    g = lambda v: v + jnp.ones((8,), out_sharding=P('x'))\n"
+        + "    out = str(jax.make_jaxpr(jax.vmap(g))(np.ones((3, 8), np.float32)))",
+    )
+]
