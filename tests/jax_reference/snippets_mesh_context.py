@@ -156,3 +156,33 @@ MESH_CONTEXT += [
         + "    out = str(jax.make_jaxpr(jax.vmap(g))(np.ones((3, 8), np.float32)))",
     )
 ]
+# A scan over split values on an explicit mesh runs on each device's blocks: its carries, ys and
+# body are typed with the splits (JAX's types); xs split along the scanned dimension are refused
+_SCAN_SETUP = (
+    _PUT
+    + "rng = np.random.RandomState(0)\n"
+    + "a = jax.device_put(rng.randn(6, 8, 4).astype(np.float32), NamedSharding(mesh, P(None, 'x', 'y')))\n"
+    + "c0 = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P('x', 'y')))\n"
+)
+_SCANS = {
+    "carry_split": "lambda c, xs: jax.lax.scan(lambda c, x: (jnp.tanh(c * x + 1), c.sum(axis=1)), c, xs)",
+    "column_sums": "lambda c, xs: jax.lax.scan(lambda c, x: (c + x.sum(axis=0, keepdims=True), c[0]), c, xs)",
+    "reverse": "lambda c, xs: jax.lax.scan(lambda c, x: (c * 0.5 + x, c), c, xs, reverse=True)",
+}
+MESH_CONTEXT += [
+    (
+        f"scan_{name}",
+        _SCAN_SETUP
+        + f"f = {f}\nout = (str(jax.make_jaxpr(f)(c0, a)), jax.tree.map(typed, jax.jit(f)(c0, a)))",
+        0.0,
+    )
+    for name, f in _SCANS.items()
+]
+MESH_CONTEXT += [
+    (
+        "scan_split_scanned_dimension",
+        _SCAN_SETUP
+        + "b = jax.device_put(np.asarray(a), NamedSharding(mesh, P('x', None, 'y')))\n"
+        + "out = jax.jit(lambda c, xs: jax.lax.scan(lambda c, x: (c + x, c), c, xs))(c0, b)",
+    )
+]
