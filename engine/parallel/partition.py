@@ -264,107 +264,6 @@ def _elementwise(ctx, prim, vals, params):
     return Sharded(prim.bind(*args, **params), target_t, views.pop() if len(views) == 1 else None)
 
 
-def _broadcast_in_dim(ctx, prim, vals, params):
-    """Split dimensions stay split where they are not widened; a broadcast given a ``sharding``
-    (``jnp.zeros(..., out_sharding=)``) is laid out by it."""
-    target = params.get("sharding")
-    if target is not None and getattr(target, "mesh", None) is not None:
-        out = _broadcast_in_dim(ctx, prim, vals, dict(params, sharding=None))
-        want = spec_of(target, len(params["shape"]))
-        return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
-    x = vals[0]
-    shape, dims = params["shape"], params["broadcast_dimensions"]
-    in_shape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
-    spec: list = [()] * len(shape)
-    for i, d in enumerate(dims):
-        if x.spec[i] and in_shape[i] == shape[d]:
-            spec[d] = x.spec[i]
-        elif x.spec[i]:
-            return _fallback(ctx, prim, vals, params)
-    local = dict(params, shape=ctx.local_shape(shape, spec))
-    return Sharded(prim.bind(x.val, *[v.val for v in vals[1:]], **local), tuple(spec))
-
-
-def _reshape(ctx, prim, vals, params):
-    """Dimensions that survive the reshape keep their split; a split dimension that is divided
-    into several keeps its split on the first (when it divides evenly); otherwise gather."""
-    x = vals[0]
-    new = tuple(params["new_sizes"])
-    if not any(x.spec):
-        return Sharded(prim.bind(*[v.val for v in vals], **params), _replicated(len(new)))
-    if params.get("dimensions") is not None:
-        return _fallback(ctx, prim, vals, params)
-    gshape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
-    spec: list = [()] * len(new)
-    for d, s in enumerate(x.spec):
-        if not s:
-            continue
-        before = math.prod(gshape[:d])
-        match = [
-            e
-            for e in range(len(new))
-            if math.prod(new[:e]) == before
-            and (new[e] == gshape[d] or (gshape[d] % new[e] == 0 and new[e] % ctx.parts(s) == 0))
-        ]
-        if not match:
-            return _merged(ctx, prim, vals, params, gshape)
-        e = match[0]
-        if new[e] != gshape[d] and any(x.spec[d + 1 :]):
-            return _fallback(ctx, prim, vals, params)
-        spec[e] = s
-    local = dict(params, new_sizes=ctx.local_shape(new, spec))
-    return Sharded(prim.bind(x.val, **local), tuple(spec))
-
-
-def _merged(ctx, prim, vals, params, gshape):
-    """A reshape merging runs of dimensions into one each, on an explicit mesh: as JAX types it, a
-    merged dimension is split by the axes of the dimensions it merges, major first, when only
-    leading ones of them are split (``f32[8@x,4@y]`` to ``f32[32@(x,y)]``); the blocks move there
-    from the gathered result. Otherwise (or on ``Auto`` axes) the result is gathered."""
-    (x,) = vals
-    new = tuple(params["new_sizes"])
-    spec, d = [], 0
-    for n in new:
-        group, size = [], 1
-        while d < len(gshape) and size < n:  # (the run of dimensions whose sizes make up n)
-            group.append(d)
-            size *= gshape[d]
-            d += 1
-        if size != n:
-            return _fallback(ctx, prim, vals, params)
-        specs = [x.spec[g] for g in group]
-        while specs and not specs[-1]:
-            specs.pop()
-        if any(not s for s in specs) or any(a not in ctx.typed for s in specs for a in s):
-            if any(_explicit(ctx, s) for s in specs):  # (JAX's type has no such split: it refuses)
-                raise ShardingTypeError(
-                    "This reshape is not supported. Please specify the sharding of the output via the "
-                    f"`out_sharding` argument of jax.lax.reshape. Got operand type: "
-                    f"{_type_str(ctx, x, long=True)}, new sizes: {new}"
-                )
-            return _fallback(ctx, prim, vals, params)
-        axes = tuple(a for s in specs for a in s)
-        if axes and n % ctx.parts(axes):
-            return _fallback(ctx, prim, vals, params)
-        spec.append(axes)
-    if d != len(gshape):
-        return _fallback(ctx, prim, vals, params)
-    out = _fallback(ctx, prim, vals, params)
-    return Sharded(_to_spec(ctx, out, tuple(spec)), tuple(spec))
-
-
-def _transpose(ctx, prim, vals, params):
-    (x,) = vals
-    perm = params["permutation"]
-    return Sharded(prim.bind(x.val, **params), tuple(x.spec[p] for p in perm))
-
-
-def _squeeze(ctx, prim, vals, params):
-    (x,) = vals
-    dims = {d % len(x.spec) for d in params["dimensions"]}
-    return Sharded(prim.bind(x.val, **params), tuple(s for d, s in enumerate(x.spec) if d not in dims))
-
-
 def _reduction(collective):
     def rule(ctx, prim, vals, params):
         (x,) = vals
@@ -468,21 +367,6 @@ def _check_dot_types(ctx, lhs, rhs, lc, rc, lb, rb):
             )
 
 
-def _concatenate(ctx, prim, vals, params):
-    """Concatenation along a dimension no operand splits: operands take one spec, blocks join."""
-    d = params["dimension"]
-    if any(x.spec[d] for x in vals):
-        # (on an explicit mesh JAX types the result as its operands, which agree: it stays split)
-        same = all(x.spec == vals[0].spec for x in vals)
-        out = _fallback(ctx, prim, vals, params)
-        if not same or any(a not in ctx.typed for a in vals[0].spec[d]):
-            return out
-        return Sharded(_to_spec(ctx, out, vals[0].spec), vals[0].spec)
-    target = next((x.spec for x in vals if any(x.spec)), vals[0].spec)
-    args = [x.val if x.spec == target else _to_spec(ctx, x, target) for x in vals]
-    return Sharded(prim.bind(*args, **params), target)
-
-
 def _distinct(spec) -> bool:
     named = [a for s in spec for a in s]
     return len(set(named)) == len(named)
@@ -498,41 +382,6 @@ def _call(jaxpr_param):
     return rule
 
 
-def _scan(ctx, prim, vals, params):
-    """A scan whose body keeps its carries' layouts runs on each device on its blocks (xs split
-    only past the scanned dimension); its results are split as the body's. Otherwise gather."""
-    nc, nk, body = params["num_consts"], params["num_carry"], params["jaxpr"]
-    xs = vals[nc + nk :]
-    for x in xs:
-        if x.spec and set(x.spec[0]) & ctx.typed:  # (JAX's type rule: scanned slices are whole)
-            typed = PartitionSpec(*[_entry(tuple(a for a in s if a in ctx.typed)) for s in x.spec])
-            raise ValueError(f"0th dimension of all xs should be replicated. Got {typed}")
-    if any(x.spec and x.spec[0] for x in xs):
-        return _fallback(ctx, prim, vals, params)
-    in_specs = [x.spec for x in vals[: nc + nk]] + [tuple(x.spec[1:]) for x in xs]
-    part = partition(body, ctx, in_specs)
-    carry_specs = [tuple(x.spec) for x in vals[nc : nc + nk]]
-    if [tuple(s) for s in part.out_specs[:nk]] != carry_specs or any(v is not None for v in part.out_views):
-        return _fallback(ctx, prim, vals, params)
-    if ctx.record is not None:  # (the body's values typed too, for the printed program)
-        local_avals = [
-            ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type)
-            for a, s in zip(body.in_avals, in_specs)
-        ]
-
-        def typed(*local):
-            outs = _interpret(
-                ctx, body.jaxpr, body.consts, [Sharded(v, s) for v, s in zip(local, in_specs)], ctx.record
-            )
-            return [o.val for o in outs]
-
-        with ctx.axis_env():
-            trace_to_jaxpr(typed, local_avals)
-    outs = prim.bind(*[x.val for x in vals], **dict(params, jaxpr=part.local))
-    specs = carry_specs + [((), *s) for s in part.out_specs[nk:]]
-    return [Sharded(o, s) for o, s in zip(outs, specs)]
-
-
 def structural_rules_missing() -> bool:
     from ..lax import structural
 
@@ -543,27 +392,20 @@ def _install_rules():
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
     from ..jit import jit_p
     from ..lax import reductions, structural
-    from . import slicing_rules
+    from . import shape_rules, slicing_rules
 
-    from ..lax.scan import scan_p
-
-    spmd_rules[structural.broadcast_in_dim_p] = _broadcast_in_dim
-    spmd_rules[scan_p] = _scan
-    spmd_rules[structural.reshape_p] = _reshape
-    spmd_rules[structural.transpose_p] = _transpose
-    spmd_rules[structural.squeeze_p] = _squeeze
     spmd_rules[structural.select_n_p] = _elementwise
     spmd_rules[structural.reduce_sum_p] = _reduction(lambda v, ax: lax_parallel.psum(v, _axis_name(ax)))
     spmd_rules[structural.reduce_max_p] = _reduction(lambda v, ax: lax_parallel.pmax(v, _axis_name(ax)))
     spmd_rules[structural.reduce_min_p] = _reduction(lambda v, ax: lax_parallel.pmin(v, _axis_name(ax)))
     spmd_rules[structural.dot_general_p] = _dot_general
-    spmd_rules[structural.concatenate_p] = _concatenate
     spmd_rules[reductions.argmax_p] = _arg_reduction
     spmd_rules[reductions.argmin_p] = _arg_reduction
     spmd_rules[jit_p] = sharded_jit.spmd_call  # (its shardings constrain its arguments and results)
     spmd_rules[custom_jvp_call_p] = _call("call_jaxpr")
     spmd_rules[custom_vjp_call_p] = _call("call_jaxpr")
     spmd_rules[ad.add_jaxvals_p] = _elementwise
+    shape_rules.install(spmd_rules)
     slicing_rules.install(spmd_rules)
 
 
