@@ -1,9 +1,13 @@
-"""Snippets for what the context mesh changes in traced programs and what a bare
-``PartitionSpec`` needs: a jit traced under ``jax.set_mesh`` records the mesh (``ctx_mesh``, also
-on its transpose and batched form), ``grad`` types its seed on a mesh with an ``Explicit`` axis
-(``reshard 1.0``), ``auto_axes`` without any mesh only calls the function, and each API refuses a
-bare spec outside a mesh with JAX's error (compared word for word). Recorded on 8 CPU devices
-(record.py's EIGHT_DEVICE_TOPICS). Registered in snippets.py."""
+"""Snippets for traced programs on meshes, recorded on 8 CPU devices (record.py's
+EIGHT_DEVICE_TOPICS); registered in snippets.py:
+
+- a jit traced under ``jax.set_mesh`` records the mesh (``ctx_mesh``, on its transpose and batched
+  form too) and ``grad`` types its seed on a mesh with an ``Explicit`` axis (``reshard 1.0``);
+- ``auto_axes`` without any mesh only calls the function; each API refuses a bare spec outside a
+  mesh with JAX's own error (compared word for word);
+- on an explicit mesh: reshapes merging split dimensions, concatenations, ``scan`` over split
+  values and arrays made with ``out_sharding=`` are typed as JAX types them;
+- sharded programs round as XLA's partitioned ones (bit for bit)."""
 
 _MESHES = (
     "from jax.sharding import PartitionSpec as P, AxisType, NamedSharding\n"
