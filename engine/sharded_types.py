@@ -8,7 +8,15 @@ import weakref
 
 from .avals import vma_str
 from .core import DEVICE, ShapedArray, jax_class_path
-from .sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
+from .sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    get_abstract_mesh,
+    spec_entry,
+)
 
 
 @jax_class_path("jax._src.core.ShapedArray")  # (typeof gives JAX's one class)
@@ -171,7 +179,7 @@ def typeof(x):
     if current.axis_names == mesh.axis_names and current.axis_sizes == mesh.axis_sizes:
         mesh = current  # (auto_axes / explicit_axes change the axis types)
     explicit = set(mesh.explicit_axes)
-    spec = [_type_entry([a for a in axes if a in explicit]) for axes in sharding._normalized(aval.ndim)]
+    spec = [spec_entry([a for a in axes if a in explicit]) for axes in sharding._normalized(aval.ndim)]
     return ShardedShapedArray(
         aval.shape,
         aval.dtype,
@@ -179,7 +187,3 @@ def typeof(x):
         NamedSharding(mesh, PartitionSpec(*spec)),
         memory_space=aval.memory_space,
     )
-
-
-def _type_entry(axes):
-    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)

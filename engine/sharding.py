@@ -528,13 +528,14 @@ def _explicit_only(spec: PartitionSpec, mesh: AbstractMesh) -> PartitionSpec:
     """``spec`` naming only ``mesh``'s ``Explicit`` axes (JAX's ``modify_spec_for_auto_manual``)."""
     explicit = set(mesh.explicit_axes)
     entries = [
-        None if e is None else _type_entry(tuple(a for a in _axes_of(e) if a in explicit)) for e in spec
+        None if e is None else spec_entry(tuple(a for a in _axes_of(e) if a in explicit)) for e in spec
     ]
     return PartitionSpec(*entries)
 
 
-def _type_entry(axes: tuple):
-    return None if not axes else axes[0] if len(axes) == 1 else axes
+def spec_entry(axes):
+    """A ``PartitionSpec`` entry for a dimension split by ``axes``: None, one name, or a tuple."""
+    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
 def auto_axes(fun=None, *, axes=None, out_sharding=None):

@@ -39,6 +39,7 @@ from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Literal
 from ..lax import parallel as lax_parallel
 from ..sharding import Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
+from ..sharding import spec_entry as _entry
 from ..staging import trace_to_jaxpr
 from .named import NamedShardedArray
 from .result_shardings import mesh_result_shardings, used_arguments
@@ -132,10 +133,6 @@ class MeshContext:
 
 def spec_of(sharding: NamedSharding, ndim: int) -> Spec:
     return tuple(tuple(axes) for axes in sharding._normalized(ndim))
-
-
-def _entry(axes):
-    return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
 def sharding_of(mesh: Mesh, spec: Spec) -> NamedSharding:
