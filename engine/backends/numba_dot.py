@@ -1,16 +1,17 @@
 """float32 dot products summed in XLA's order (``lax/dot_order.py``), in numba: the same fma chains
-and lane trees. ``matmul`` runs a register-blocked micro-kernel written in LLVM IR (``_micro``): 4
-rows by 4 vectors of 16 floats, the ``u`` lanes of ``16 // u`` columns a vector, the accumulators
-in zmm registers for a whole chunk of ``k`` (numba's own loops load and store them every fma: ~5x
-slower); ``b`` is packed a band of columns at a time (from its transpose as it is, for ``x @
-x.T``), ``a`` read in place, and whole tiles' sums stored (or added) by the micro-kernel itself.
-``x @ x.T`` of a 1000x1200 ``x`` takes ~24 ms of CPU on one core as JAX's XLA does (measured side by
-side: the micro-kernel ~22 ms of it; packing b with scalar stores, copying it transposed first and
-moving the sums through a buffer took 3-4 ms more); the old loops 135 ms, the numpy steps
-minutes. ``_fma`` is LLVM's fused multiply-add,
-rounded once as XLA's is. Compiling all three takes ~3.5 s (``server/warmup.py`` does it before a
-zygote forks); loading them from numba's cache ~0.3 s. NaN signs and payloads (a NaN input meeting
-an ``inf * 0``) follow whichever fma operand LLVM puts first, as in the old loops: not specified."""
+and lane trees. ``matmul`` runs a register-blocked micro-kernel written in LLVM IR (``_micro``):
+with AVX-512, 4 rows by 4 vectors of 16 floats; with AVX2, 2 rows by 4 vectors of 8. Each vector
+holds the ``u`` lanes of ``_W // u`` columns, the accumulators stay in registers for a whole chunk
+of ``k`` (numba's own loops load and store them every fma: ~5x slower); ``b`` is packed a band of
+columns at a time (from its transpose as it is, for ``x @ x.T``), ``a`` read in place, and whole
+tiles' sums stored (or added) by the micro-kernel itself. ``x @ x.T`` of a 1000x1200 ``x`` takes
+~24 ms of CPU on one AVX-512 core as JAX's XLA does (measured side by side: the micro-kernel ~22 ms
+of it), ~34 ms on an AVX2 core (JAX ~32 ms there); the old loops 135 ms, the numpy steps minutes.
+The bits do not depend on the width: each output's fma chain and lane tree are the same.
+``_fma`` is LLVM's fused multiply-add, rounded once as XLA's is. Compiling all three takes ~3.5 s
+(``server/warmup.py`` does it before a zygote forks); loading them from numba's cache ~0.3 s. NaN
+signs and payloads (a NaN input meeting an ``inf * 0``) follow whichever fma operand LLVM puts
+first, as in the old loops: not specified."""
 
 import numba as nb
 import numpy as np
@@ -24,7 +25,25 @@ _K = dict(cache=True, error_model="numpy", boundscheck=False)
 f32 = np.float32
 
 
-_MR, _NV = 4, 4  # micro-kernel tile: rows by 16-float vectors (16 accumulators; 5 rows: ~5% slower)
+def _vector_width() -> int:
+    """Floats in the micro-kernel's vectors: 16 (zmm) where numba compiles for AVX-512, else 8
+    (ymm). A 16-float vector on an AVX2 machine is two ymm registers, and the 4 x 4 tile's
+    accumulators no longer fit in its 16: they spill every step (~4x slower)."""
+    import llvmlite.binding as llvm
+
+    from numba.core import config
+
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else ""
+    if not features and not config.CPU_NAME:
+        return 16 if llvm.get_host_cpu_features().get("avx512f", False) else 8
+    return 16 if "+avx512f" in features else 8
+
+
+_W = _vector_width()
+# micro-kernel tile: rows by vectors of _W floats. 16 zmm accumulators with AVX-512 (5 rows: ~5%
+# slower); 8 ymm with AVX2, leaving b's 4 vectors and a's broadcast in registers too (3 rows spill:
+# ~1.8x slower)
+_MR, _NV = (4, 4) if _W == 16 else (2, 4)
 _PACKED = 1 << 18  # floats of packed b at a time (1 MB: stays in L2/L3 beside 7 other devices')
 _ABLOCK = 1 << 16  # floats of the rows of a run against all of the packed b (256 KB: L2)
 
@@ -32,15 +51,15 @@ _ABLOCK = 1 << 16  # floats of the rows of a run against all of the packed b (25
 def _micro(u):
     """An intrinsic ``(a, a_off, lda, bp, b_off, steps, dst, d_off, ldd, add)``: ``_MR`` rows of
     ``a`` (from flat index ``a_off``, ``lda`` apart) times ``steps`` packed steps of ``b``
-    (``_pack``'s layout, from ``b_off``), each accumulator vector holding ``16 // u`` columns by
-    their ``u`` lanes; the lane trees (``_MR`` rows of ``16 * _NV // u``) are stored into ``dst``
+    (``_pack``'s layout, from ``b_off``), each accumulator vector holding ``_W // u`` columns by
+    their ``u`` lanes; the lane trees (``_MR`` rows of ``_W * _NV // u``) are stored into ``dst``
     from flat index ``d_off``, rows ``ldd`` apart, or added to what is there (``add``: ``dst +
     tree``, as a later chunk of ``k`` adds to the output). numba's loops keep accumulators in
-    memory (a load and a store per fma); this loop's are phi nodes, i.e. zmm registers, for all of
+    memory (a load and a store per fma); this loop's are phi nodes, i.e. vector registers, for all of
     k."""
     f, i64 = ir.FloatType(), ir.IntType(64)
-    vec, uvec, i32x16 = ir.VectorType(f, 16), ir.VectorType(f, u), ir.VectorType(ir.IntType(32), 16)
-    ncols = 16 * _NV // u
+    vec, uvec, ivec = ir.VectorType(f, _W), ir.VectorType(f, u), ir.VectorType(ir.IntType(32), _W)
+    ncols = _W * _NV // u
 
     def c64(x):
         return ir.Constant(i64, x)
@@ -55,7 +74,7 @@ def _micro(u):
             A, B, D = (context.make_array(sig.args[i])(context, builder, args[i]).data for i in (0, 3, 6))
             a_off, lda, b_off, steps, d_off, ldd, add = (args[i] for i in (1, 2, 4, 5, 7, 8, 9))
             fma = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(vec, [vec] * 3), "llvm.fma.v16f32"
+                builder.module, ir.FunctionType(vec, [vec] * 3), f"llvm.fma.v{_W}f32"
             )
             pre, head = builder.block, builder.append_basic_block("mk.head")
             body, done = builder.append_basic_block("mk.body"), builder.append_basic_block("mk.done")
@@ -68,13 +87,13 @@ def _micro(u):
                 x.add_incoming(ir.Constant(vec, None), pre)  # (+0.0, as the lanes start)
             builder.cbranch(builder.icmp_signed("<", p, steps), body, done)
             builder.position_at_end(body)
-            brow = builder.gep(B, [builder.add(b_off, builder.mul(p, c64(16 * _NV)))])
+            brow = builder.gep(B, [builder.add(b_off, builder.mul(p, c64(_W * _NV)))])
             bv = [
-                builder.load(builder.bitcast(builder.gep(brow, [c64(16 * v)]), vec.as_pointer()), align=4)
+                builder.load(builder.bitcast(builder.gep(brow, [c64(_W * v)]), vec.as_pointer()), align=4)
                 for v in range(_NV)
             ]
-            # a[i, t:t+u] broadcast to the 16 // u columns: lane l meets b[t + l, j]
-            spread = ir.Constant(i32x16, [q % u for q in range(16)])
+            # a[i, t:t+u] broadcast to the _W // u columns: lane l meets b[t + l, j]
+            spread = ir.Constant(ivec, [q % u for q in range(_W)])
             arow = builder.add(a_off, builder.mul(p, c64(u)))
             new = []
             for r in range(_MR):
@@ -87,25 +106,25 @@ def _micro(u):
                 acc[r][v].add_incoming(new[r][v], builder.block)
             builder.branch(head)
             builder.position_at_end(done)
-            even = ir.Constant(i32x16, list(range(0, 32, 2)))
-            odd = ir.Constant(i32x16, list(range(1, 32, 2)))
+            even = ir.Constant(ivec, list(range(0, 2 * _W, 2)))
+            odd = ir.Constant(ivec, list(range(1, 2 * _W, 2)))
             trees = []
             for r in range(_MR):
                 level = acc[r]
-                while len(level) * 16 > ncols:  # adjacent lanes summed, the lower first, in pairs
+                while len(level) * _W > ncols:  # adjacent lanes summed, the lower first, in pairs
                     # of vectors: ((l0+l1), (l2+l3)) per column, then (l0+l1)+(l2+l3)
                     level = [
                         builder.fadd(builder.shuffle_vector(x, y, even), builder.shuffle_vector(x, y, odd))
                         for x, y in zip(level[0::2], level[1::2])
                     ]
                 trees.append(level)
-            # (each row's tree vectors, and where they go: d_off + r * ldd + 16 * w)
+            # (each row's tree vectors, and where they go: d_off + r * ldd + _W * w)
             tiles = [
                 (
                     trees[r][w],
                     builder.bitcast(
                         builder.gep(
-                            D, [builder.add(d_off, builder.add(builder.mul(c64(r), ldd), c64(16 * w)))]
+                            D, [builder.add(d_off, builder.add(builder.mul(c64(r), ldd), c64(_W * w)))]
                         ),
                         vec.as_pointer(),
                     ),
@@ -133,7 +152,7 @@ _micro1, _micro2, _micro4 = _micro(1), _micro(2), _micro(4)
 @nb.njit(**_K)
 def _pack(b, kminor, s, e, steps, j0, u, ncols, bp, at):
     """``bp[at:][p, c, l] = b[s + p*u + l, j0 + c]`` (zero past ``n`` and from ``e`` on): the
-    vector of 16 floats the micro-kernel reads per step holds ``16 // u`` columns by their ``u``
+    vector of ``_W`` floats the micro-kernel reads per step holds ``_W // u`` columns by their ``u``
     lanes. ``kminor``: ``b`` is given transposed, ``(N, K)`` (``x @ x.T``): each column's ``u``
     steps are adjacent there, copied as they are (no transposed copy of ``b`` first). (Loops, not
     slice assignments: those double numba's compile time here.)"""
@@ -200,9 +219,9 @@ def matmul(a, b, u, chunk, out, kminor=False):
     nbatch, m, k = a.shape
     n = b.shape[1] if kminor else b.shape[2]
     whole = k // u * u
-    ncols = 16 * _NV // u
+    ncols = _W * _NV // u
     most = max(min(chunk, whole) // u, 1)  # steps of a chunk
-    band = most * 16 * _NV  # floats of a packed band of columns
+    band = most * _W * _NV  # floats of a packed band of columns
     nbands = max(1, min(-(-n // ncols), _PACKED // band))
     bp = np.empty(nbands * band + 16, f32)
     mc = max(_MR, _ABLOCK // (most * u) // _MR * _MR)
