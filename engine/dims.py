@@ -18,6 +18,18 @@ class InconclusiveDimensionOperation(Exception):
     values of the dimension variables."""
 
 
+def canonicalize_axis(axis: Any, ndim: int) -> int:
+    """``axis`` in ``[0, ndim)``, a negative one counted from the end; JAX's ValueError outside.
+
+    >>> canonicalize_axis(-1, 3)
+    2
+    """
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
 def is_constant_dim(d: Any) -> bool:
     """Whether ``d`` is an integer dimension (not a symbolic expression)."""
     try:

@@ -15,6 +15,7 @@ from ..errors import ConcretizationTypeError, invalid_shape_error, traced_shape_
 from . import elementwise as ew
 from .accuracy import OPS as ACCURACY_OPS
 from . import structural as st
+from .same_dtypes import check_same_dtypes
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -28,21 +29,6 @@ def _scalar_like(val, like_dtype, weak=True):
         out.python_value = val  # JAX's literal keeps the Python scalar: printed as written
     return out
 
-
-# jnp functions that promote, named in the error of the lax op that does not (as JAX's tip does).
-_PROMOTING_TWIN = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "div": "divide",
-    "max": "maximum",
-    "min": "minimum",
-    "eq": "equal",
-    "ne": "not_equal",
-    "shift_left": "left_shift",
-    "shift_right_logical": "right_shift",
-    "shift_right_arithmetic": "right_shift",
-}
 
 # How far up int < float < complex a Python scalar's kind sits: where a scalar may take the other
 # operand's dtype (the engine's own calls, pow's exponent), only if that loses nothing.
@@ -108,16 +94,7 @@ def _check_scalar_fits(name, scalar, dtype, scalar_first):
 
 
 def _mismatch(name, dx, dy):
-    twin = _PROMOTING_TWIN.get(name)
-    tip = (
-        f" (Tip: jnp.{twin} is a similar function that does automatic type promotion on inputs)."
-        if twin
-        else ""
-    )
-    raise TypeError(
-        f"lax.{name} requires arguments to have the same dtypes, got {np.dtype(dx).name}, "
-        f"{np.dtype(dy).name}.{tip}"
-    )
+    check_same_dtypes(name, dx, dy)
 
 
 def _binary(p):
@@ -330,6 +307,13 @@ def broadcast_in_dim(
     aval = _aval(x)
     if (
         out_sharding is None
+        and aval.ndim == len(shape)
+        and not broadcast_dimensions
+        and isinstance(x, (Array, Tracer))
+    ):
+        return x  # (JAX's shortcut, taken before any check: the operand as it is, whatever ``shape``)
+    if (
+        out_sharding is None
         and aval.shape == shape
         and broadcast_dimensions == tuple(range(len(shape)))
         and not isinstance(x, (int, float, bool, complex, Tracer))
@@ -448,9 +432,14 @@ def transpose(x: Value, permutation: Sequence[int]) -> Value:
 
 
 def squeeze(x, dimensions):
+    """Remove the size-1 ``dimensions`` of ``x`` (negative ones count from the end).
+
+    >>> squeeze(jnp.ones((1, 3, 1)), (0, -1)).shape
+    (3,)
+    """
     ndim = _aval(x).ndim
-    dims = tuple(sorted(int(d) % ndim for d in dimensions))
-    if not dims:
+    dims = tuple(sorted(_dims.canonicalize_axis(d, ndim) for d in dimensions))
+    if not dims and not isinstance(x, (int, float, bool, complex)):
         return x
     return st.squeeze_p.bind(x, dimensions=dims)
 
@@ -461,12 +450,14 @@ def expand_dims(x: Value, dimensions: Sequence[int]) -> Value:
     >>> expand_dims(jnp.ones((2, 3)), (0, -1)).shape
     (1, 2, 3, 1)
     """
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
     shape = list(_aval(x).shape)
     ndim = len(shape) + len(dimensions)
-    dims = sorted(int(d) % ndim for d in dimensions)
-    if len(set(dims)) != len(dims):
-        raise ValueError(f"repeated axis in expand_dims: {tuple(dimensions)}")
-    for d in dims:
+    dims = [_dims.canonicalize_axis(d, ndim) for d in dimensions]
+    if len(set(dims)) != len(dims):  # (again, counted from the start)
+        raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
+    for d in sorted(dims):
         shape.insert(d, 1)
     kept = tuple(i for i in range(ndim) if i not in dims)
     return broadcast_in_dim(x, shape, kept)
@@ -639,15 +630,23 @@ def iota(dtype, size: int):
 def broadcasted_iota(dtype, shape, dimension: int):
     """An array of ``shape`` whose values count along ``dimension``."""
     shape = _shape(shape)
+    if not all(d >= 0 for d in shape):
+        raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
     return st.iota_p.bind(
-        dtype=core.canonical_dtype(dtype), shape=shape, dimension=int(dimension) % len(shape), sharding=None
+        dtype=core.canonical_dtype(dtype),
+        shape=shape,
+        dimension=_dims.canonicalize_axis(dimension, len(shape)),
+        sharding=None,
     )
 
 
 def rev(operand, dimensions):
     """Reverse ``operand`` along each of ``dimensions``."""
     ndim = _aval(operand).ndim
-    return st.rev_p.bind(operand, dimensions=tuple(int(d) % ndim for d in dimensions))
+    # (a negative dimension counts from the end here; JAX's shape rule refuses the rest)
+    return st.rev_p.bind(
+        operand, dimensions=tuple(d + ndim if -ndim <= d < 0 else d for d in map(int, dimensions))
+    )
 
 
 def concatenate(operands, dimension: int):
@@ -659,8 +658,13 @@ def concatenate(operands, dimension: int):
     operands = list(operands)
     if len(operands) == 1 and not isinstance(operands[0], (int, float, bool, complex)):
         return operands[0]
-    ndim = _aval(operands[0]).ndim
-    return st.concatenate_p.bind(*operands, dimension=int(dimension) % ndim if ndim else int(dimension))
+    if not operands:
+        raise ValueError("concatenate requires a non-empty sequence of operands")
+    dimension, ndim = int(dimension), _aval(operands[0]).ndim
+    # (a negative dimension counts from the end here; JAX refuses it, and nothing else is meant)
+    return st.concatenate_p.bind(
+        *operands, dimension=dimension + ndim if -ndim <= dimension < 0 else dimension
+    )
 
 
 def stack(operands, axis: int = 0):

@@ -71,18 +71,26 @@ imag_p = _part("imag", np.imag)
 conj_p = Primitive("conj")
 
 
+# (JAX's dtypes for conj and complex: float16 and bfloat16 have no complex counterpart)
+_REAL_PARTS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 @conj_p.def_impl
 def _conj_impl(x, *, input_dtype):
-    if dtype_kind(x.dtype) != "c":  # a real value's conjugate is itself, with a +0 imaginary part
+    if dtype_kind(x.dtype) != "c":
+        _conj_abstract(
+            core.get_aval(x), input_dtype=input_dtype
+        )  # a real value's conjugate is itself, with a +0 imaginary part
         return x.astype(complex_dtype(x.dtype))
     return np.conj(x)
 
 
 @conj_p.def_abstract_eval
 def _conj_abstract(x, *, input_dtype):
-    if dtype_kind(x.dtype) not in "fc":
+    if dtype_kind(x.dtype) != "c" and x.dtype not in _REAL_PARTS:
         raise TypeError(
-            f"conj does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of floating, complexfloating."
+            f"conj does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of float32, "
+            "complexfloating, float64."
         )
     return ShapedArray(x.shape, complex_dtype(x.dtype), x.weak_type)
 
@@ -94,6 +102,8 @@ complex_p = Primitive("complex")
 
 @complex_p.def_impl
 def _complex_impl(x, y):
+    if x.dtype not in _REAL_PARTS or y.dtype not in _REAL_PARTS:
+        _complex_abstract(core.get_aval(x), core.get_aval(y))
     out = np.empty(np.broadcast_shapes(x.shape, y.shape), complex_dtype(x.dtype))
     out.real, out.imag = x, y
     return out
@@ -101,10 +111,11 @@ def _complex_impl(x, y):
 
 @complex_p.def_abstract_eval
 def _complex_abstract(x, y):
-    for a in (x, y):
-        if dtype_kind(a.dtype) != "f":
+    for i, a in enumerate((x, y)):
+        if a.dtype not in _REAL_PARTS:
             raise TypeError(
-                f"complex does not accept dtype {a.dtype.name}. Accepted dtypes are subtypes of floating."
+                f"complex does not accept dtype {a.dtype.name} at position {i}. Accepted dtypes at "
+                f"position {i} are subtypes of float32, float64."
             )
     if x.dtype != y.dtype:
         raise TypeError(

@@ -13,6 +13,7 @@ from .. import ad, batching, core, dims, narrow_dtypes, transfers
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
 from ..errors import invalid_shape_error
+from .same_dtypes import check_same_dtypes
 from .gather_scatter import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -39,15 +40,16 @@ dynamic_slice_p = Primitive("dynamic_slice")
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 # Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
 narrow_dtypes.keeps_narrow.update((dynamic_slice_p, dynamic_update_slice_p))
+core.eager_checked.update((dynamic_slice_p, dynamic_update_slice_p))
 
 
 def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice"):
     """Negative start indices count from the end (as in JAX), then XLA clamps into bounds."""
     shape = core.get_aval(operand).shape
-    if len(start_indices) != len(shape):
+    if len(start_indices) != len(shape):  # (JAX's words print the shape where they say dimensions)
         raise ValueError(
             f"Length of slice indices must match number of operand dimensions "
-            f"({len(start_indices)} vs {len(shape)})"
+            f"({len(start_indices)} vs {shape})"
         )
     _check_start_dtypes(name, start_indices)
     lax = _lax()
@@ -141,10 +143,14 @@ def _check_indices(name, x, idx):
 @dynamic_slice_p.def_abstract_eval
 def _dynamic_slice_abstract(x, *idx, slice_sizes):
     _check_indices("dynamic_slice", x, idx)
-    if len(slice_sizes) != x.ndim or any(not 0 <= s <= n for s, n in zip(slice_sizes, x.shape)):
+    if len(slice_sizes) != x.ndim or any(s > n for s, n in zip(slice_sizes, x.shape)):
         raise TypeError(
-            f"dynamic_slice slice_sizes {slice_sizes} must be non-negative and fit in "
-            f"the operand shape {x.shape}"
+            f"slice slice_sizes must be less than or equal to operand shape, got slice_sizes "
+            f"{slice_sizes} for operand shape {x.shape}."
+        )
+    if any(s < 0 for s in slice_sizes):
+        raise TypeError(
+            f"slice slice_sizes must be greater than or equal to zero, got slice_sizes of {slice_sizes}."
         )
     return ShapedArray(slice_sizes, x.dtype, x.weak_type)
 
@@ -215,16 +221,18 @@ def _dynamic_update_slice_impl(x, update, *idx):
 
 @dynamic_update_slice_p.def_abstract_eval
 def _dynamic_update_slice_abstract(x, update, *idx):
+    if update.ndim != x.ndim:
+        raise TypeError(
+            f"dynamic_update_slice update must have the same rank as operand, got update shape "
+            f"{update.shape} for operand shape {x.shape}."
+        )
     _check_indices("dynamic_update_slice", x, idx)
-    if update.dtype != x.dtype:
+    if any(u > n for u, n in zip(update.shape, x.shape)):
         raise TypeError(
-            f"dynamic_update_slice update dtype {update.dtype.name} must match the "
-            f"operand dtype {x.dtype.name}"
+            f"dynamic_update_slice update shape must be smaller than operand shape, got update "
+            f"shape {update.shape} for operand shape {x.shape}."
         )
-    if update.ndim != x.ndim or any(u > n for u, n in zip(update.shape, x.shape)):
-        raise TypeError(
-            f"dynamic_update_slice update shape {update.shape} must fit in the operand shape {x.shape}"
-        )
+    check_same_dtypes("dynamic_update_slice", x, update)  # (after the shapes, as JAX's rules)
     return x
 
 

@@ -20,6 +20,7 @@ from ..narrow_dtypes import kind as dtype_kind
 _FLOAT = "floating"
 _COMPLEX = "complex"
 _INT = "integer"
+_SIGNED = "signedinteger"
 _BOOL = "bool"
 _ANY = "any"
 
@@ -30,6 +31,7 @@ def _kind_ok(aval, kinds):
         (_FLOAT in kinds and kind == "f")
         or (_COMPLEX in kinds and kind == "c")
         or (_INT in kinds and kind in "iu")
+        or (_SIGNED in kinds and kind == "i")
         or (_BOOL in kinds and kind == "b")
         or _ANY in kinds
     )
@@ -44,7 +46,13 @@ def _check_kind(name, aval, kinds):
 
 
 # (numpy's abstract types JAX names: np.complexfloating's name is "complexfloating")
-_JAX_TYPE_NAMES = {_INT: "integer", _FLOAT: "floating", _COMPLEX: "complexfloating", _BOOL: "bool"}
+_JAX_TYPE_NAMES = {
+    _INT: "integer",
+    _FLOAT: "floating",
+    _COMPLEX: "complexfloating",
+    _BOOL: "bool",
+    _SIGNED: "signedinteger",
+}
 
 
 def _check_operand_kind(name, aval, kinds, position):
@@ -170,11 +178,12 @@ def _errs(f):
     return g
 
 
-neg_p = unop("neg", np.negative, (_FLOAT, _INT, _COMPLEX))
+# (the kinds in the order JAX's messages list them)
+neg_p = unop("neg", np.negative, (_INT, _FLOAT, _COMPLEX))
 
 
-sign_p = unop("sign", complex64_or("sign", numerics.sign), (_FLOAT, _INT, _COMPLEX))
-square_p = unop("square", complex64_or("square", np.square), (_FLOAT, _INT, _COMPLEX))
+sign_p = unop("sign", complex64_or("sign", numerics.sign), (_INT, _FLOAT, _COMPLEX))
+square_p = unop("square", complex64_or("square", np.square), (_INT, _FLOAT, _COMPLEX))
 floor_p = unop("floor", np.floor)
 ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", numerics.round_)
@@ -211,12 +220,12 @@ atanh_p = unop("atanh", complex64_or("atanh", xla_kernel_or("atanh", _errs(np.ar
 sqrt_p = unop("sqrt", complex64_or("sqrt", _errs(np.sqrt)), (_FLOAT, _COMPLEX))
 rsqrt_p = unop("rsqrt", complex64_or("rsqrt", rsqrt_impl), (_FLOAT, _COMPLEX))
 cbrt_p = unop("cbrt", libm_or("cbrt", np.cbrt))
-abs_p = unop("abs", complex64_or("abs", np.abs), (_FLOAT, _INT, _COMPLEX))
+abs_p = unop("abs", complex64_or("abs", np.abs), (_FLOAT, _COMPLEX, _SIGNED))
 
 
 @abs_p.def_abstract_eval
 def _abs_abstract(x):
-    _check_kind("abs", x, (_FLOAT, _INT, _COMPLEX))
+    _check_kind("abs", x, (_FLOAT, _COMPLEX, _SIGNED))
     if x.dtype.name in narrow_dtypes.INT_NAMES:  # (|-8| is no int4: JAX refuses them)
         raise TypeError(
             f"abs does not accept dtype {x.dtype.name}. Support for narrow-width integers is "
@@ -384,17 +393,17 @@ integer_pow_p = Primitive("integer_pow")
 
 def _integer_pow_abstract(x, *, y):
     _check_kind("integer_pow", x, (_INT, _FLOAT, _COMPLEX))  # (bools refused, as JAX's)
+    if y < 0 and dtype_kind(x.dtype) in "iu":
+        raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({x}, {y})")
     return x
 
 
 @integer_pow_p.def_impl
 def _integer_pow_impl(x, *, y):
-    _integer_pow_abstract(ShapedArray((), x.dtype), y=y)
+    _integer_pow_abstract(ShapedArray(x.shape, x.dtype), y=y)
     if narrow_dtypes.is_narrow(x.dtype):
         return _narrow_integer_pow(x, y)
     with np.errstate(all="ignore"):
-        if y < 0 and dtype_kind(x.dtype) in "iu":
-            raise TypeError("Integers cannot be raised to negative powers.")
         if x.dtype == np.complex64:
             return complex64_xla.integer_pow(x, y)
         if dtype_kind(x.dtype) != "f" or y == 0:
@@ -778,6 +787,7 @@ def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
 
 reduce_precision_p = Primitive("reduce_precision")
 reduce_precision_p.def_impl(_errs(_reduce_precision_impl))
+core.eager_checked.add(reduce_precision_p)  # (its numpy impl would fail on an integer operand)
 
 
 @reduce_precision_p.def_abstract_eval

@@ -16,6 +16,8 @@ from .. import ad, batching, core, dims, ir, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from ..narrow_dtypes import kind as dtype_kind
+from .gather_checks import check_gather, check_scatter
+from .same_dtypes import check_same_dtypes
 from .scatter_combiners import combiner
 
 
@@ -124,6 +126,7 @@ def _window_index(
 
 
 gather_p = Primitive("gather")
+core.eager_checked.add(gather_p)  # (numpy would clamp or broadcast what XLA's shape inference refuses)
 
 
 def gather(
@@ -213,42 +216,11 @@ def _gather_abstract(
     operand, indices, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode, fill_value
 ):
     dn = dimension_numbers
+    check_gather(operand, indices, dn, slice_sizes)
     if dtype_kind(indices.dtype) not in "iu":
-        raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
-    if indices.ndim < 1 or indices.shape[-1] != len(dn.start_index_map):
-        raise TypeError(
-            f"gather: the last dimension of start_indices (shape {indices.shape}) must "
-            f"be the index vector, of length len(start_index_map)={len(dn.start_index_map)}"
-        )
-    if len(slice_sizes) != operand.ndim:
-        raise TypeError(
-            f"gather slice_sizes {slice_sizes} must have one entry per operand "
-            f"dimension (shape {operand.shape})"
-        )
-    for d, (s, n) in enumerate(zip(slice_sizes, operand.shape)):
-        if not 0 <= s <= n:
-            raise TypeError(
-                f"gather slice size {s} of dimension {d} does not fit the operand shape {operand.shape}"
-            )
-        if (d in dn.collapsed_slice_dims or d in dn.operand_batching_dims) and s > 1:
-            raise TypeError(
-                f"gather: collapsed or batching operand dimension {d} needs slice size 1, got {s}"
-            )
-    if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
-        raise TypeError("gather: operand_batching_dims and start_indices_batching_dims must pair up")
+        raise ValueError("indices must have an integer type")
     batch = indices.shape[:-1]
-    for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
-        if operand.shape[od] != batch[idim]:
-            raise TypeError(
-                f"gather: operand batching dim {od} (size {operand.shape[od]}) and "
-                f"indices batching dim {idim} (size {batch[idim]}) differ"
-            )
     window = _gather_window_sizes(dn, slice_sizes)
-    if len(dn.offset_dims) != len(window) or list(dn.offset_dims) != sorted(dn.offset_dims):
-        raise TypeError(
-            f"gather offset_dims {dn.offset_dims} must be sorted and name one output "
-            f"dimension per window dimension ({len(window)})"
-        )
     rank = len(batch) + len(window)
     shape, b, w = [], iter(batch), iter(window)
     for i in range(rank):
@@ -487,33 +459,10 @@ def _scatter_abstract(
     update_jaxpr,
     update_consts,
 ):
-    dn = dimension_numbers
+    check_scatter(operand, indices, updates, dimension_numbers)
     if dtype_kind(indices.dtype) not in "iu":
-        raise TypeError(f"scatter indices must be integers, got {indices.dtype.name}")
-    if updates.dtype != operand.dtype:
-        raise TypeError(
-            f"scatter updates dtype {updates.dtype.name} must match the operand dtype {operand.dtype.name}"
-        )
-    if indices.ndim < 1 or indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
-        raise TypeError(
-            f"scatter: the last dimension of indices (shape {indices.shape}) must be "
-            f"the index vector, of length {len(dn.scatter_dims_to_operand_dims)}"
-        )
-    n_window = operand.ndim - len(dn.inserted_window_dims) - len(dn.operand_batching_dims)
-    if len(dn.update_window_dims) != n_window:
-        raise TypeError(
-            f"scatter: update_window_dims {dn.update_window_dims} must name "
-            f"{n_window} window dimensions of the updates"
-        )
-    scatter_shape = tuple(s for d, s in enumerate(updates.shape) if d not in dn.update_window_dims)
-    if scatter_shape != indices.shape[:-1]:
-        raise TypeError(
-            f"scatter: updates scatter dims {scatter_shape} must match the indices batch "
-            f"shape {indices.shape[:-1]}"
-        )
-    sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
-    if updates.size and any(s > n for s, n in zip(sizes, operand.shape)):  # empty updates write nothing
-        raise TypeError(f"scatter: update window {sizes} is larger than the operand {operand.shape}")
+        raise ValueError("indices must have an integer type")
+    check_same_dtypes("scatter", operand, updates)
     return operand
 
 
@@ -697,6 +646,7 @@ def _scatter_batch(prim):
 
 
 for _p in scatters:
+    core.eager_checked.add(_p)
     _p.def_impl(_scatter_impl(_p))
     _p.def_abstract_eval(_scatter_abstract)
     batching.batch_rules[_p] = _scatter_batch(_p)

@@ -8,6 +8,7 @@ import numpy as np
 from .. import ad, batching, core, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
+from .same_dtypes import check_same_dtypes
 
 
 def _lax():
@@ -20,30 +21,28 @@ def _lax():
 
 concatenate_p = Primitive("concatenate")
 concatenate_p.def_impl(lambda *xs, dimension: np.concatenate(xs, axis=dimension))
+core.eager_checked.add(concatenate_p)
 
 
 @concatenate_p.def_abstract_eval
 def _concatenate_abstract(*xs, dimension):
     if not xs:
-        raise TypeError("concatenate requires a non-empty sequence of operands")
-    x0 = xs[0]
-    if not 0 <= dimension < x0.ndim:
-        raise ValueError(f"concatenate dimension out of bounds: dimension {dimension} for shape {x0.shape}")
-    for x in xs[1:]:
-        if x.dtype != x0.dtype:
-            raise TypeError(
-                f"concatenate requires operands of the same dtype, got {[x.dtype.name for x in xs]}"
-            )
-        if x.ndim != x0.ndim or any(
-            a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape)) if i != dimension
-        ):
-            raise TypeError(
-                f"concatenate operands must have equal shapes except in dimension "
-                f"{dimension}, got {[x.shape for x in xs]}"
-            )
-    shape = list(x0.shape)
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    shapes = ", ".join(str(x.shape) for x in xs)
+    if len({x.ndim for x in xs}) != 1:
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got {shapes}.")
+    if not 0 <= dimension < xs[0].ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes {shapes}.")
+    others = [x.shape[:dimension] + x.shape[dimension + 1 :] for x in xs]
+    if any(o != others[0] for o in others[1:]):
+        raise TypeError(
+            "Cannot concatenate arrays with shapes that differ in dimensions other than the one "
+            f"being concatenated: concatenating along dimension {dimension} for shapes {shapes}."
+        )
+    check_same_dtypes("concatenate", *xs)
+    shape = list(xs[0].shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
-    return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+    return ShapedArray(shape, xs[0].dtype, all(x.weak_type for x in xs))
 
 
 def _concatenate_transpose(ct, *xs, dimension):

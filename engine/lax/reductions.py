@@ -7,6 +7,7 @@ slices), so zeros and ties need no special cases and higher orders come for free
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -425,9 +426,15 @@ def _block_scan(x: np.ndarray, reverse: bool, combine, init: float) -> np.ndarra
     return inner.reshape(*x.shape[:-1], m * _SCAN_BLOCK)[..., :n]
 
 
-def _cumulative_abstract(x, *, axis, reverse):
-    if not 0 <= axis < x.ndim:
-        raise ValueError(f"cumulative reduction axis {axis} out of bounds for shape {x.shape}")
+def _cumulative_abstract(name, x, *, axis, reverse):
+    if axis < 0:
+        raise ValueError("XLA operations do not allow negative axes")
+    if axis >= x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+    if dtype_kind(x.dtype) not in "iufc":
+        raise TypeError(
+            f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of number."
+        )
     return x
 
 
@@ -451,7 +458,8 @@ def _prefix_scan(combine, x, axis, reverse):
 def _cumulative(name, np_fn, combine_name):
     p = Primitive(name)
     p.def_impl(_cumulative_impl(np_fn))
-    p.def_abstract_eval(_cumulative_abstract)
+    p.def_abstract_eval(functools.partial(_cumulative_abstract, name))
+    core.eager_checked.add(p)  # (numpy's cumsum of bools counts in integers)
     batching.batch_rules[p] = lambda size, vals, dims, *, axis, reverse: (
         p.bind(vals[0], axis=axis + (axis >= dims[0]), reverse=reverse),
         dims[0],
@@ -509,8 +517,9 @@ ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=a
 
 def _cumulative_wrapper(p, doc):
     def wrapper(operand, axis: int = 0, reverse: bool = False):
-        axis = int(axis) % core.get_aval(operand).ndim
-        return p.bind(operand, axis=axis, reverse=bool(reverse))
+        axis, ndim = int(axis), core.get_aval(operand).ndim
+        # (a negative axis counts from the end here; JAX's shape rule refuses it)
+        return p.bind(operand, axis=axis + ndim if -ndim <= axis < 0 else axis, reverse=bool(reverse))
 
     wrapper.__name__ = p.name
     wrapper.__doc__ = doc

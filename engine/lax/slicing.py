@@ -72,26 +72,51 @@ def _check_slice_bounds(operand, start_indices, limit_indices):
 @slice_p.def_impl
 def _slice_impl(x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * x.ndim
+    if len(start_indices) != x.ndim or not all(
+        0 <= a <= b <= n and s > 0 for a, b, n, s in zip(start_indices, limit_indices, x.shape, strides)
+    ):  # (numpy would clamp what does not fit: JAX's shape rule refuses it)
+        _slice_abstract(x, start_indices=start_indices, limit_indices=limit_indices, strides=strides)
     return x[tuple(_pyslice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
 
 
 @slice_p.def_abstract_eval
 def _slice_abstract(x, *, start_indices, limit_indices, strides):
-    strides = strides or (1,) * x.ndim
-    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+    if x.ndim != len(start_indices):
         raise TypeError(
-            f"slice start_indices {start_indices}, limit_indices {limit_indices} and "
-            f"strides {strides} must each have one entry per dimension of shape {x.shape}"
+            f"slice start_indices must have length equal to the number of dimensions of the operand, "
+            f"got indices {start_indices} for operand shape {x.shape}."
         )
-    shape = []
-    for n, a, b, s in zip(x.shape, start_indices, limit_indices, strides):
-        if not (a >= 0 and b >= a and n >= b) or s < 1:  # (JAX's order: its symbolic messages)
-            raise TypeError(
-                f"slice indices must satisfy 0 <= start <= limit <= shape and "
-                f"strides >= 1; got start_indices={start_indices}, "
-                f"limit_indices={limit_indices}, strides={strides} for shape {x.shape}"
-            )
-        shape.append((b - a + s - 1) // s)
+    if len(start_indices) != len(limit_indices):
+        raise TypeError(
+            f"slice limit_indices must have the same length as start_indices, got start_indices "
+            f"{start_indices} and limit_indices {limit_indices}."
+        )
+    # (each condition over all dimensions in turn, as JAX's rule: which one a symbolic dimension
+    # cannot decide is part of its message)
+    if not all(n >= b for n, b in zip(x.shape, limit_indices)):
+        raise TypeError(
+            f"slice limit_indices must be less than or equal to operand shape, got limit_indices "
+            f"{limit_indices} for operand shape {x.shape}."
+        )
+    if not all(a >= 0 for a in start_indices):
+        raise TypeError(
+            f"slice start_indices must be greater than or equal to zero, got start_indices of {start_indices}."
+        )
+    if not all(b >= a for a, b in zip(start_indices, limit_indices)):
+        raise TypeError(
+            f"slice limit_indices must be greater than or equal to start_indices, got start_indices "
+            f"{start_indices} and limit_indices {limit_indices}."
+        )
+    strides = strides or (1,) * x.ndim
+    if len(strides) != x.ndim:
+        raise TypeError(
+            f"slice strides must have length equal to the number of dimensions of the operand, got "
+            f"strides {strides} for operand shape {x.shape}."
+        )
+    if not all(st >= 0 for st in strides):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    # (a zero stride divides by zero here, as in JAX)
+    shape = [(b - a + st - 1) // st for a, b, st in zip(start_indices, limit_indices, strides)]
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 

@@ -126,7 +126,9 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
 def _sort_abstract(*operands, dimension, is_stable, num_keys):
     shape = operands[0].shape
     if any(x.shape != shape for x in operands):
-        raise TypeError(f"sort operands must all have the same shape, got {[x.shape for x in operands]}")
+        raise TypeError(
+            f"Arguments to sort must have equal shapes, got: {' '.join(str(x.shape) for x in operands)}"
+        )
     if not 0 <= dimension < len(shape):
         raise ValueError(f"sort dimension {dimension} out of bounds for shape {shape}")
     if not 1 <= num_keys <= len(operands):
@@ -211,13 +213,11 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     if isinstance(operand, (list, tuple)):
         if not operand:
             raise TypeError("sort requires at least one operand")
-        ndim = core.get_aval(operand[0]).ndim
-        out = sort_p.bind(
-            *operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable), num_keys=int(num_keys)
-        )
+        dimension = dims.canonicalize_axis(dimension, core.get_aval(operand[0]).ndim)
+        out = sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable), num_keys=int(num_keys))
         return tuple(out)
-    ndim = core.get_aval(operand).ndim
-    return sort_p.bind(operand, dimension=int(dimension) % ndim, is_stable=bool(is_stable), num_keys=1)[0]
+    dimension = dims.canonicalize_axis(dimension, core.get_aval(operand).ndim)
+    return sort_p.bind(operand, dimension=dimension, is_stable=bool(is_stable), num_keys=1)[0]
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
@@ -229,6 +229,7 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 # --- top_k -------------------------------------------------------------------------------------
 
 top_k_p = Primitive("top_k", multiple_results=True)
+core.eager_checked.update((top_k_p, sort_p))
 
 
 @top_k_p.def_impl
@@ -248,8 +249,19 @@ def _top_k_impl(x, *, k, axis):
 
 @top_k_p.def_abstract_eval
 def _top_k_abstract(x, *, k, axis):
-    if x.ndim < 1 or k < 0 or x.shape[axis] < k:
-        raise ValueError(f"top_k needs 0 <= k <= the dimension {axis}, got k={k} for shape {x.shape}")
+    if dtype_kind(x.dtype) == "c":
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if x.ndim == 0:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {x.shape}")
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis argument out of range: axis={axis} for operand.shape={x.shape}")
+    if x.shape[axis] < k:
+        raise ValueError(
+            f"k argument to top_k must be no larger than size along axis; got k={k} with "
+            f"shape={list(x.shape)} and axis={axis}"
+        )
     shape = (*x.shape[:axis], k, *x.shape[axis + 1 :])
     return [x.update(shape=shape), core.ShapedArray(shape, np.int32, False)]
 

@@ -298,15 +298,22 @@ _register_forwarding()
 # --- reshape -----------------------------------------------------------------------------------
 
 reshape_p = Primitive("reshape")
-reshape_p.def_impl(
-    lambda x, *, new_sizes, dimensions, sharding=None: np.reshape(
-        x if dimensions is None else np.transpose(x, dimensions), new_sizes
-    )
-)
+
+
+@reshape_p.def_impl
+def _reshape_impl(x, *, new_sizes, dimensions, sharding=None):
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        _reshape_abstract(x, new_sizes=new_sizes, dimensions=dimensions)  # (its error, as JAX's)
+    return np.reshape(x if dimensions is None else np.transpose(x, dimensions), new_sizes)
 
 
 @reshape_p.def_abstract_eval
 def _reshape_abstract(x, *, new_sizes, dimensions, sharding=None):
+    if dimensions is not None and set(dimensions) != set(range(x.ndim)):
+        raise TypeError(
+            f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
+            f"{dimensions} for shape {x.shape}."
+        )
     if dims.dim_product(new_sizes) != x.size:
         raise TypeError(
             f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
@@ -387,12 +394,15 @@ squeeze_p.def_impl(lambda x, *, dimensions: np.squeeze(x, dimensions) if dimensi
 
 @squeeze_p.def_abstract_eval
 def _squeeze_abstract(x, *, dimensions):
-    for d in dimensions:
-        if x.shape[d] != 1:
-            raise ValueError(
-                f"cannot select an axis to squeeze out which has size not equal to "
-                f"one, got shape={x.shape} and dimensions={dimensions}"
-            )
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"dimensions are not unique: {dimensions}")
+    if not all(0 <= d < x.ndim for d in dimensions):
+        raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
+    if any(x.shape[d] != 1 for d in dimensions):
+        raise ValueError(
+            f"cannot select an axis to squeeze out which has size not equal to one, got "
+            f"shape={x.shape} and dimensions={dimensions}"
+        )
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions), x.dtype, x.weak_type)
 
 
@@ -560,13 +570,19 @@ def empty_like(aval: ShapedArray):
 # --- rev ---------------------------------------------------------------------------------------
 
 rev_p = Primitive("rev")
+core.eager_checked.update((rev_p, squeeze_p))
 rev_p.def_impl(lambda x, *, dimensions: np.flip(x, dimensions) if dimensions else x)
 
 
 @rev_p.def_abstract_eval
 def _rev_abstract(x, *, dimensions):
-    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
-        raise ValueError(f"rev dimensions must be unique and in [0, {x.ndim}), got {dimensions}")
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not max(dimensions) < x.ndim:
+        raise TypeError(
+            f"rev dimensions must all be less than operand ndim, got dimensions {dimensions} for "
+            f"operand ndim {x.ndim}."
+        )
     return x
 
 
@@ -580,6 +596,7 @@ batching.batch_rules[rev_p] = lambda size, vals, dims, *, dimensions: (
 # --- pad (low, high and interior padding; negative low/high padding crops) -------------------
 
 pad_p = Primitive("pad")
+core.eager_checked.add(pad_p)
 
 
 @pad_p.def_impl
@@ -607,27 +624,30 @@ def _pad_impl(x, padding_value, *, padding_config):
 @pad_p.def_abstract_eval
 def _pad_abstract(x, padding_value, *, padding_config):
     if padding_value.shape != ():
-        raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
-    if padding_value.dtype != x.dtype:
-        raise TypeError(
-            f"pad operand and padding_value must have the same dtype, got "
-            f"{x.dtype.name} and {padding_value.dtype.name}"
-        )
+        raise ValueError(f"padding_value must be a scalar; got np.shape(padding_value)={padding_value.shape}")
     if len(padding_config) != x.ndim:
         raise ValueError(
-            f"pad: padding_config {padding_config} must have one (lo, hi, interior) "
-            f"triple per dimension of the operand of shape {x.shape}"
+            f"length of padding_config must equal the number of axes of operand, got padding_config "
+            f"{padding_config} for operand shape {x.shape}"
         )
-    shape = []
-    for n, (lo, hi, interior) in zip(x.shape, padding_config):
-        if interior < 0:
-            raise ValueError(f"pad: interior padding must be non-negative, got {padding_config}")
-        size = lo + hi + n + dims.max_dim(n - 1, 0) * interior
-        if size < 0:
-            raise ValueError(
-                f"pad: negative padding {padding_config} crops more than the operand shape {x.shape} holds"
-            )
-        shape.append(size)
+    if any(interior < 0 for _, _, interior in padding_config):
+        raise ValueError(
+            f"interior padding in padding_config must be nonnegative, got padding_config {padding_config}"
+        )
+    shape = [
+        lo + hi + n + dims.max_dim(n - 1, 0) * interior
+        for n, (lo, hi, interior) in zip(x.shape, padding_config)
+    ]
+    if any(size < 0 for size in shape):
+        raise ValueError(
+            f"Dimension size after padding is not at least 0, got result shape {tuple(shape)}, for "
+            f"padding_config {padding_config} and operand shape {x.shape}"
+        )
+    if padding_value.dtype != x.dtype:
+        raise TypeError(
+            f"pad operand and padding_value must be same dtype: got {x.dtype.name} and "
+            f"{padding_value.dtype.name}."
+        )
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 

@@ -136,6 +136,22 @@ def _impl(kind):
 
 
 def _abstract(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    given = {
+        "window_strides": window_strides,
+        "base_dilation": base_dilation,
+        "window_dilation": window_dilation,
+    }
+    if x.ndim != len(window_dimensions):
+        raise TypeError(
+            f"reduce_window got the wrong number of window_dimensions for operand: got operand shape "
+            f"{x.shape} with window_dimensions {window_dimensions}."
+        )
+    for what, v in given.items():
+        if v is not None and len(v) != len(window_dimensions):
+            raise TypeError(
+                f"reduce_window got inconsistent {what} and window_dimensions: got {what} {v} and "
+                f"window_dimensions {window_dimensions}."
+            )
     shape = reduce_window_shape_tuple(
         x.shape, window_dimensions, window_strides, padding, base_dilation, window_dilation
     )
@@ -225,6 +241,7 @@ reduce_window_min_p = Primitive("reduce_window_min")
 for _kind, _p in (("sum", reduce_window_sum_p), ("max", reduce_window_max_p), ("min", reduce_window_min_p)):
     _p.def_impl(_impl(_kind))
     _p.def_abstract_eval(_abstract)
+    core.eager_checked.add(_p)  # (the numpy impl zips the window's parameters: it would not refuse)
     batching.batch_rules[_p] = _batch(_p)
     if _kind != "sum":
         ad.jvp_rules[_p] = _chooser_jvp(_kind)
@@ -246,6 +263,7 @@ def _monoid_primitive(computation, init_value, dtype):
 # --- reduce_window: JAX's generic primitive (any computation, any init), its jaxpr as a param ------
 
 reduce_window_p = Primitive("reduce_window", multiple_results=True)
+core.eager_checked.add(reduce_window_p)
 
 
 def _padded_windows(x, init, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):

@@ -403,10 +403,9 @@ def promote_args_complex(name: str, *args):
 def canonicalize_axis(axis, ndim: int) -> int:
     if isinstance(axis, Tracer):
         axis = core.concrete_or_error(axis, "axis")
-    axis = operator.index(axis)  # (a float axis is a TypeError, as JAX's operator.index makes it)
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim if ndim else 0
+    # (a float axis is a TypeError, as JAX's operator.index makes it; a scalar's axis 0 or -1 is
+    # allowed, as numpy allows it)
+    return 0 if ndim == 0 and operator.index(axis) in (0, -1) else dims.canonicalize_axis(axis, ndim)
 
 
 def check_axes_index(shape, axis) -> None:

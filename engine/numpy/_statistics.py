@@ -399,7 +399,8 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
         a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], ax)
     for _ in range(n):
         m = a.shape[ax]
-        hi, lo = slice_axis(a, ax, 1, m), slice_axis(a, ax, 0, m - 1)
+        # (clamped as Python slices are: once empty, a difference is empty)
+        hi, lo = slice_axis(a, ax, min(1, m), m), slice_axis(a, ax, 0, max(m - 1, 0))
         a = not_equal(hi, lo) if a.dtype == np.bool_ else subtract(hi, lo)
     return a
 

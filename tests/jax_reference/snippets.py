@@ -2160,3 +2160,6 @@ SNIPPETS["control_flow_errors"] = CONTROL_FLOW_ERRORS
 from snippets_argument_errors import ARGUMENT_ERRORS  # noqa: E402
 
 SNIPPETS["argument_errors"] = ARGUMENT_ERRORS
+from snippets_shape_rules import SHAPE_RULES  # noqa: E402
+
+SNIPPETS["shape_rules"] = SHAPE_RULES

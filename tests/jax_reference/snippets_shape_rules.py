@@ -1,0 +1,98 @@
+"""Snippets for what lax's shape and dtype rules refuse, called eagerly and under jit: slices and
+dynamic slices that do not fit, pads, concatenations, reshapes, reversals, squeezes, top_k, sorts,
+cumulative reductions, reduce_window, gathers and scatters given the wrong dimensions, dtypes an
+operation does not accept; and the everyday mistakes a user meets first (a psum outside any mapped
+axis, trees that do not match, ``grad`` of an integer output, ``int()`` of a vector, ...). Eagerly
+the engine runs a primitive's numpy implementation, which would accept some of these (numpy clamps
+a slice that does not fit): such primitives check their operands first (``core.eager_checked``).
+Registered in snippets.py; ``test_refusals_say_what_jax_says`` compares the messages."""
+
+_X = "x = jnp.arange(3.)\nx23 = jnp.arange(6.).reshape(2, 3)\n"
+
+# name -> an expression of lax on x (f32[3]) and x23 (f32[2, 3]) that JAX refuses
+_LAX = {
+    "dynamic_slice_too_big": "lax.dynamic_slice(x, (0,), (5,))",
+    "dynamic_slice_negative": "lax.dynamic_slice(x, (0,), (-1,))",
+    "dynamic_update_slice_too_big": "lax.dynamic_update_slice(x, jnp.ones(5), (0,))",
+    "dynamic_update_slice_rank": "lax.dynamic_update_slice(x, jnp.ones((1, 1)), (0,))",
+    "dynamic_update_slice_dtype": "lax.dynamic_update_slice(x, jnp.ones(1, jnp.int32), (0,))",
+    "pad_crops_too_much": "lax.pad(x, 0., ((-2, -2, 0),))",
+    "pad_config_rank": "lax.pad(x, 0., ((0, 0, 0), (0, 0, 0)))",
+    "pad_dtype": "lax.pad(x, jnp.int32(0), ((1, 1, 0),))",
+    "concatenate_ranks": "lax.concatenate([x, x23], 0)",
+    "concatenate_dimension": "lax.concatenate([x, x], 1)",
+    "concatenate_shapes": "lax.concatenate([x23, x23.T], 0)",
+    "concatenate_dtypes": "lax.concatenate([x, x.astype(jnp.int32)], 0)",
+    "reshape_dimensions": "lax.reshape(x23, (6,), dimensions=(0,))",
+    "rev_dimension": "lax.rev(x, (1,))",
+    "squeeze_not_one": "lax.squeeze(x, (0,))",
+    "squeeze_out_of_bounds": "lax.squeeze(x, (3,))",
+    "expand_dims_out_of_bounds": "lax.expand_dims(x, (5,))",
+    "top_k_too_big": "lax.top_k(x, 5)",
+    "cumsum_axis": "lax.cumsum(x, 2)",
+    "cumsum_bool": "lax.cumsum(x > 0)",
+    "cummax_axis": "lax.cummax(x, 1)",
+    "sort_dimension": "lax.sort(x, dimension=3)",
+    "sort_shapes": "lax.sort((x, x23))",
+    "sort_key_val_shapes": "lax.sort_key_val(x, x23)",
+    "iota_negative": "lax.iota(jnp.int32, -1)",
+    "integer_pow_negative": "lax.integer_pow(x.astype(jnp.int32), -1)",
+    "neg_bool": "lax.neg(x > 0)",
+    "sign_bool": "lax.sign(x > 0)",
+    "abs_bool": "lax.abs(x > 0)",
+    "complex_int": "lax.complex(x.astype(jnp.int32), x.astype(jnp.int32))",
+    "conj_int": "lax.conj(x.astype(jnp.int32))",
+    "reduce_precision_int": "lax.reduce_precision(x.astype(jnp.int32), 5, 10)",
+    "nextafter_dtypes": "lax.nextafter(x, x.astype(jnp.float16))",
+    "reduce_window_too_big": "lax.reduce_window(x, 0., lax.add, (5,), (1,), 'VALID')",
+    "reduce_window_rank": "lax.reduce_window(x, 0., lax.add, (1, 1), (1,), 'VALID')",
+    "gather_collapsed_dims": (
+        "lax.gather(x, jnp.array([[0]]), lax.GatherDimensionNumbers((), (1,), (0,)), (1,))"
+    ),
+    "scatter_add_updates": (
+        "lax.scatter_add(x, jnp.array([[0]]), jnp.ones(3), lax.ScatterDimensionNumbers((), (0,), (0,)))"
+    ),
+    "dot_general_batch_contracting": "lax.dot_general(x23, x23, (((1,), (1,)), ((0,), (1,))))",
+    "slice_past_the_end": "lax.slice(x23, (0, 0), (2, 5))",
+    "slice_limit_before_start": "lax.slice(x23, (0, 2), (2, 1))",
+    "slice_rank": "lax.slice(x, (0, 0), (1, 1))",
+}
+
+# only under jit: JAX's eager calls take other paths with other words (lax.slice runs as a
+# dynamic_slice there)
+_JIT_ONLY = {"slice_past_the_end", "slice_limit_before_start", "slice_rank"}
+
+SHAPE_RULES = [
+    (f"{name}_eager", _X + f"out = {code}") for name, code in _LAX.items() if name not in _JIT_ONLY
+]
+SHAPE_RULES += [
+    (f"{name}_jit", _X + f"out = jax.jit(lambda x, x23: {code})(x, x23)") for name, code in _LAX.items()
+]
+
+SHAPE_RULES += [
+    ("ok_broadcast_in_dim_same_rank", _X + "out = lax.broadcast_in_dim(x, (3,), ())"),
+    (
+        "ok_broadcast_in_dim_same_rank_jit",
+        _X + "out = jax.jit(lambda x: lax.broadcast_in_dim(x, (3,), ()))(x)",
+    ),
+    ("psum_unbound", "out = jax.jit(lambda x: lax.psum(x, 'i'))(1.0)"),
+    ("pmean_unbound", "out = lax.pmean(1.0, 'batch')"),
+    ("tree_map_lengths", "out = jax.tree.map(lambda a, b: a + b, (1, 2, 3), (1, 2))"),
+    ("while_cond_float", "out = lax.while_loop(lambda c: c, lambda c: c - 1, 3.0)"),
+    ("while_cond_vector", "out = lax.while_loop(lambda c: c < 3, lambda c: c + 1, jnp.zeros(2))"),
+    ("vmap_out_axes_out_of_bounds", "out = jax.vmap(lambda x: x.sum(), out_axes=1)(jnp.ones((3, 3)))"),
+    ("vmap_no_mapped_axis", "out = jax.vmap(lambda x: x, in_axes=None)(jnp.ones(3))"),
+    ("grad_argnums_out_of_range", "out = jax.grad(lambda x: x, argnums=1)(1.0)"),
+    ("slice_traced_stop", "out = jax.jit(lambda x, i: x[:i])(jnp.ones(3), 2)"),
+    ("int_of_vector", "out = int(jnp.ones(3))"),
+    ("float_of_matrix", "out = float(jnp.ones((2, 2)))"),
+    ("inv_not_square", "out = jnp.linalg.inv(jnp.ones((2, 3)))"),
+    ("array_of_str", "out = jnp.array('abc')"),
+    ("grad_of_argmax", "out = jax.grad(lambda x: jnp.argmax(x))(jnp.ones(3))"),
+    ("grad_of_int_cast", "out = jax.grad(lambda x: x.astype(int))(1.0)"),
+    ("matmul_contracting", "out = jnp.ones((2, 3)) @ jnp.ones((4, 2))"),
+    ("dot_contracting", "out = jnp.dot(jnp.ones(3), jnp.ones(4))"),
+    ("matmul_contracting_jit", "out = jax.jit(lambda a, b: a @ b)(jnp.ones((2, 3)), jnp.ones((4, 2)))"),
+    ("clip_a_max", "out = jnp.clip(jnp.ones(3), a_min=0, a_max=1)"),
+    ("cond_vector_pred", "out = lax.cond(jnp.arange(3) > 0, lambda: 1.0, lambda: 2.0)"),
+]
