@@ -70,15 +70,16 @@ def _argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def _partial_args(fun, argnums, args, kwargs):
-    """``(f_partial, dyn_args)``: a function of only the differentiated positional args."""
+def _partial_args(fun, argnums, args, kwargs, given=None):
+    """``(f_partial, dyn_args)``: a function of only the differentiated positional args
+    (``given``: ``argnums`` as the caller wrote it, for the error)."""
     nargs = len(args)
     if argnums == (0,) and nargs == 1 and not kwargs:  # (the one argument: ``fun`` itself)
         return fun, [args[0]]
     for i in argnums:
         if not -nargs <= i < nargs:
             raise TypeError(
-                f"differentiating with respect to argnums={argnums} requires at least "
+                f"differentiating with respect to argnums={argnums if given is None else given} requires at least "
                 f"{max(argnums) + 1} positional arguments to be passed by the caller, "
                 f"but got only {nargs} positional arguments."
             )
@@ -307,10 +308,11 @@ def value_and_grad(
 ):
     """A function returning ``(fun(*args), grad(fun)(*args))``."""
     nums = _argnums_tuple(argnums)
+    given = argnums if isinstance(argnums, int) else nums
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
-        f_partial, dyn = _partial_args(fun, nums, args, kwargs)
+        f_partial, dyn = _partial_args(fun, nums, args, kwargs, given)
         _check_input_dtypes("grad", tree_flatten(dyn)[0], holomorphic, allow_int)
         if has_aux:
             ans, f_vjp, aux = _vjp(f_partial, tuple(dyn), True, False)
@@ -393,9 +395,14 @@ def _check_output_dtype(name, dtype, holomorphic: bool):
                 f"{name} with holomorphic=True requires outputs with complex dtype, but got {dtype.name}."
             )
     elif dtype_kind(dtype) != "f":
+        tip = (
+            _NON_HOLOMORPHIC_TIP["outputs"]
+            if dtype_kind(dtype) == "c"
+            else " For differentiation of functions with integer outputs, use jax.vjp directly."
+        )
         raise TypeError(
             f"{name} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
-            f"but got {dtype.name}.{_NON_HOLOMORPHIC_TIP['outputs']}"
+            f"but got {dtype.name}.{tip}"
         )
 
 
@@ -479,7 +486,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
             in_dims.append(ax)
             sizes.append(core.get_aval(x).shape[ax])
         if not sizes and axis_size is None:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
+            raise ValueError(
+                "vmap must have at least one non-None value in in_axes or axis_size must be specified"
+            )
         size = axis_size if axis_size is not None else sizes[0]
         if any(s != size for s in sizes):
             raise ValueError(inconsistent_sizes("vmap", fun, args, kwargs, in_dims, axis_size))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Sequence, cast
 
 import numpy as np
 
-from . import core, leak_check
+from . import core, dims, leak_check
 from .core import MainTrace, Params, ShapedArray, Trace, Tracer, Value
 from .tracer_origins import summarize
 
@@ -242,8 +242,7 @@ def vmap_flat(
             results.append(v)
             continue
         # straight to where it is wanted, as JAX's matchaxis (no stop at the front)
-        ndim = core.get_aval(v).ndim + (d is not_mapped)
-        w = w + ndim if w < 0 else w
+        w = dims.canonicalize_axis(w, core.get_aval(v).ndim + (d is not_mapped))
         results.append(broadcast_at(v, axis_size, w) if d is not_mapped else moveaxis(v, d, w))
     return results
 

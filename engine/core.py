@@ -417,6 +417,12 @@ def _keeps_dtype(out: Value, args: Sequence[np.ndarray | Array]) -> bool:
 _state = _TraceState()
 
 
+def _scalar_conversion(value: np.ndarray) -> None:
+    # (JAX's check: numpy would convert a size-1 vector too, with a warning)
+    if value.ndim > 0:
+        raise TypeError(f"Only scalar arrays can be converted to Python scalars; got arr.ndim={value.ndim}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Concrete arrays.
 
@@ -565,15 +571,20 @@ class Array:
         return bool(self._value)
 
     def __int__(self) -> int:
+        _scalar_conversion(self._value)
         return int(self._value)
 
     def __float__(self) -> float:
+        _scalar_conversion(self._value)
         return float(self._value)
 
     def __complex__(self) -> complex:
+        _scalar_conversion(self._value)
         return complex(self._value)
 
     def __index__(self) -> int:
+        if self._value.shape != () or narrow_dtypes.kind(self._value.dtype) not in "iu":
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return int(self._value.__index__())
 
     def __len__(self) -> int:

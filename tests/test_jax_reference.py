@@ -187,6 +187,7 @@ def test_control_flow_errors_say_what_jax_says(name, code, jax_on_engine):
         "committed",
         "array_methods",
         "int_tangents",
+        "shape_rules",
     ],
 )
 def test_refusals_say_what_jax_says(topic, jax_on_engine):

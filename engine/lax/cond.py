@@ -160,7 +160,7 @@ def cond(pred, true_fun, false_fun, *operands):
     """
     aval = core.get_aval(pred)
     if aval.shape != ():
-        raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
     if dtype_kind(aval.dtype) not in "biu" and dtype_kind(aval.dtype) != "f":
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
     if aval.dtype != np.bool_:

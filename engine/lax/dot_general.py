@@ -141,7 +141,30 @@ dot_general_p.def_impl(_dot_general_impl)
 
 def _check_shapes(x_shape, y_shape, dimension_numbers):
     (xc, yc), (xb, yb) = dimension_numbers
-    # (batch dimensions checked first, as JAX: its message names them when both differ)
+    for side, shape, batch, contracting in (("lhs", x_shape, xb, xc), ("rhs", y_shape, yb, yc)):
+        if not all(0 <= d < len(shape) for d in (*contracting, *batch)):
+            raise TypeError(
+                f"dot_general requires {side} dimension numbers to be nonnegative and less than the "
+                f"number of axes of the {side} value, got {side}_batch of {batch} and {side}_contracting "
+                f"of {contracting} for {side} of rank {len(shape)}"
+            )
+    if len(xb) != len(yb):
+        raise TypeError(
+            f"dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch "
+            f"{xb} and rhs_batch {yb}."
+        )
+    for what, dims in (("batch", (("lhs", xb), ("rhs", yb))), ("contracting", (("lhs", xc), ("rhs", yc)))):
+        for side, d in dims:
+            if len(set(d)) != len(d):
+                raise TypeError(
+                    f"dot_general requires {side} {what} dimensions to be distinct, got {side}_{what} {d}."
+                )
+    for side, batch, contracting in (("lhs", xb, xc), ("rhs", yb, yc)):
+        if set(batch) & set(contracting):
+            raise TypeError(
+                f"dot_general requires {side} batch dimensions to be disjoint from contracting "
+                f"dimensions, got {side}_batch {batch} and {side}_contracting {contracting}."
+            )
     if [x_shape[i] for i in xb] != [y_shape[i] for i in yb]:
         raise TypeError(
             f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "

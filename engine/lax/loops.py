@@ -54,9 +54,7 @@ def while_loop(cond_fun, body_fun, init_val):
         out = cond_fun(tree_unflatten(tree, xs))
         a = core.get_aval(out)
         if a.shape != () or a.dtype != np.bool_:
-            raise TypeError(
-                f"cond_fun must return a boolean scalar, but got output type(s) [{a.str_short()}]."
-            )
+            raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) [{a!r}].")
         return [out]
 
     body_tree = []

@@ -92,11 +92,7 @@ def axis_size(axis_name) -> int:
             if ctx is not None and ctx.has_axis(name):
                 size *= ctx.axis_size(name)
             else:
-                raise NameError(
-                    f"unbound axis name: {name}. The following axis names (e.g. defined "
-                    f"by pmap) are available to collective operations: "
-                    f"{sorted(map(str, _bound_names()))}"
-                )
+                raise NameError(f"unbound axis name: {name}")
     return size
 
 
@@ -112,16 +108,21 @@ def _names(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _bound(axis_name) -> tuple:
-    """``axis_name``'s names, each bound here (else JAX's NameError, raised at the user's call
-    while tracing, not later on the devices); integers are positional axes. A trace made to be
-    shown may stage a body alone, outside the pmap that binds its axes (the page's stages)."""
+def _bound(axis_name, api: str = "psum") -> tuple:
+    """``axis_name``'s names, each bound here (else JAX's NameError naming ``api``, raised at the
+    user's call while tracing, not later on the devices; pmax and pmin name psum, as JAX's do);
+    integers are positional axes. A trace made to be shown may stage a body alone, outside the
+    pmap that binds its axes (the page's stages)."""
     from ..staging import displaying
 
     names = _names(axis_name)
-    named = tuple(n for n in names if not isinstance(n, int))
-    if named and not displaying():
-        axis_size(named)
+    if not displaying():
+        bound = _bound_names()
+        for n in names:
+            if not isinstance(n, int) and n not in bound:
+                raise NameError(
+                    f"Found an unbound axis name: {n}. To fix this, please call {api} under `jax.shard_map`."
+                )
     return names
 
 
@@ -466,7 +467,10 @@ def psum(x, axis_name, *, axis_index_groups=None):
     leaves, tree = tree_flatten(x)
     if not leaves:
         return x
-    axes = _bound(axis_name)
+    # (constants sum to the axis size times them, without binding: an unbound name is then the
+    # axis size's error, as in JAX)
+    concrete = not any(isinstance(v, core.Tracer) for v in leaves)
+    axes = _names(axis_name) if concrete else _bound(axis_name)
     return tree_unflatten(tree, [_psum_leaf(v, axes) for v in leaves])
 
 
@@ -509,6 +513,7 @@ def _psum_of_constants(leaves, axes):
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of ``x`` over the named axis."""
     _no_groups(axis_index_groups)
+    total = psum(x, axis_name)  # (first, as JAX's: an unbound name is psum's error)
     n = axis_size(axis_name)
     lax = _lax()
 
@@ -520,7 +525,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
             divisor.op_result = True
         return lax.div(v, divisor)
 
-    return tree_map(mean, psum(x, axis_name))
+    return tree_map(mean, total)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
@@ -601,6 +606,7 @@ def ppermute(x, axis_name, perm):
     Array([1., 0.], dtype=float32)
     """
     perm = tuple((int(s), int(d)) for s, d in perm)
+    _bound(axis_name, "ppermute")
     n = axis_size(axis_name)
     srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
@@ -704,7 +710,7 @@ def axis_index(axis_name):
         return batching.BatchTracer(batching.BatchTrace(main), lax.iota(np.int32, size), 0)
     if any(n in frames for n in names):
         raise NotImplementedError("axis_index over a vmap axis together with other axes")
-    axis_size(axis_name)  # raises NameError for unbound names
+    _bound(axis_name, "axis_index")
     if len(names) > 1:  # row-major over the names, from each axis's index (as JAX stages it)
         from . import api as lax
 

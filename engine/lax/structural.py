@@ -10,6 +10,8 @@ from __future__ import annotations
 import enum
 import functools
 
+import math
+
 import numpy as np
 
 from .. import ad, batching, core, dims, held_arrays, narrow_dtypes
@@ -302,7 +304,9 @@ reshape_p = Primitive("reshape")
 
 @reshape_p.def_impl
 def _reshape_impl(x, *, new_sizes, dimensions, sharding=None):
-    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+    if (dimensions is not None and sorted(dimensions) != list(range(x.ndim))) or math.prod(
+        new_sizes
+    ) != x.size:
         _reshape_abstract(x, new_sizes=new_sizes, dimensions=dimensions)  # (its error, as JAX's)
     return np.reshape(x if dimensions is None else np.transpose(x, dimensions), new_sizes)
 
@@ -314,10 +318,10 @@ def _reshape_abstract(x, *, new_sizes, dimensions, sharding=None):
             f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
             f"{dimensions} for shape {x.shape}."
         )
-    if dims.dim_product(new_sizes) != x.size:
-        raise TypeError(
-            f"cannot reshape array of shape {x.shape} (size {x.size}) into shape "
-            f"{tuple(new_sizes)} (size {dims.dim_product(new_sizes)})"
+    if dims.dim_product(new_sizes) != x.size:  # (JAX's shape rule lets it through to StableHLO's verifier)
+        raise ValueError(
+            "Cannot lower jaxpr with verifier errors:\n\tnumber of output elements "
+            f"({dims.dim_product(new_sizes)}) doesn't match expected number of elements ({x.size})"
         )
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 

@@ -32,14 +32,13 @@ def _pet(preferred_element_type):
     return None if preferred_element_type is None else core.canonical_dtype(to_dtype(preferred_element_type))
 
 
-def _dot_general(a, b, dn, name, preferred_element_type=None, out_sharding=None, precision=None):
+def _dot_general(a, b, dn, preferred_element_type=None, out_sharding=None, precision=None):
     (ca, cb), _ = dn
     sa = tuple(a.shape[i] for i in ca)
     sb = tuple(b.shape[i] for i in cb)
-    if sa != sb:
+    if sa != sb:  # (lax.dot_general's shape rule: JAX's jnp functions leave it to that)
         raise TypeError(
-            f"{name} requires contracting dimensions to have the same shape, got {sa} and "
-            f"{sb} (operands of shapes {a.shape} and {b.shape})."
+            f"dot_general requires contracting dimensions to have the same shape, got {sa} and {sb}."
         )
     pet = a.dtype if preferred_element_type is None else preferred_element_type  # as JAX's jnp records it
     return lax.dot_general(
@@ -84,7 +83,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((), ())
     else:
         contract = ((a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
-    out = _dot_general(a, b, (contract, ((), ())), "dot", pet, out_sharding, precision)
+    out = _dot_general(a, b, (contract, ((), ())), pet, out_sharding, precision)
     return convert(out, pet, weak)  # (JAX's _convert_element_type of the result: weak as the join)
 
 
@@ -133,13 +132,14 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         if fast is not None:
             return fast
     a, b, pet, weak = _operands("matmul", a, b, preferred_element_type)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul operands must not be scalars, got shapes {a.shape} and {b.shape}")
+    for i, x in enumerate((a, b)):
+        if x.ndim < 1:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has ndim {x.ndim}")
     ka = a.shape[-1]
     kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if ka != kb:
+    if ka != kb:  # (lax.dot_general's shape rule, as in JAX)
         raise TypeError(
-            f"matmul: contracting dimensions differ: {ka} and {kb} (operands of shapes {a.shape} and {b.shape})."
+            f"dot_general requires contracting dimensions to have the same shape, got {(ka,)} and {(kb,)}."
         )
     # JAX's formulation: one dot_general over the broadcast batch axes (size-1 ones squeezed),
     # then a transpose into numpy's output order, so the jaxpr matches JAX's.
@@ -183,7 +183,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         b = lax.squeeze(b, tuple(b_squeeze))
     dn = (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)), (tuple(a_batch), tuple(b_batch)))
     direct = perm == tuple(range(len(perm))) and not both_squeeze
-    out = _dot_general(a, b, dn, "matmul", pet, out_sharding if direct else None, precision)
+    out = _dot_general(a, b, dn, pet, out_sharding if direct else None, precision)
     if perm != tuple(range(len(perm))):
         out = lax.transpose(out, perm)
     if both_squeeze:
@@ -231,7 +231,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
         from ._ufuncs import multiply
 
         return _to_bool_if(multiply(a, b), was_bool)
-    out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), "inner", preferred_element_type)
+    out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), preferred_element_type)
     return _to_bool_if(out, was_bool)
 
 
@@ -266,7 +266,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
             raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in xa)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in xb)
-    out = _dot_general(a, b, ((ca, cb), ((), ())), "tensordot", preferred_element_type)
+    out = _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type)
     return _to_bool_if(out, was_bool)
 
 

@@ -42,6 +42,16 @@ def _leaves(obj, out):
 
 
 @with_out_sharding
+def _not_numeric(x) -> TypeError:
+    try:
+        dt = np.asarray(x).dtype
+    except Exception:
+        dt = np.dtype(object)
+    return TypeError(
+        f"Value '{x}' with dtype {dt} is not a valid JAX array type. Only arrays of numeric types are supported by JAX."
+    )
+
+
 def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
     """Create an array; Python scalars give weakly typed results, lists strong ones.
 
@@ -80,6 +90,9 @@ def _array(object, dtype, copy, order, ndmin):
         return staged(object)  # (JAX's lax.stage: the trace's constant for this numpy array, no copy)
     if isinstance(object, (list, tuple)):
         leaves = _leaves(object, [])
+        for x in leaves:
+            if isinstance(x, (str, bytes)):
+                raise _not_numeric(x)
         if dtype is None:
             dtype = (
                 promote_types_weak(dtype_and_weak(x) for x in leaves)[0]
@@ -106,6 +119,11 @@ def _array(object, dtype, copy, order, ndmin):
                 np.asarray(object, dtype)
             out = convert(object, dtype, False)
     elif isinstance(object, (np.ndarray, np.generic)):
+        if dtype_kind(object.dtype) not in "biufc":  # (strings, objects: JAX's staging refuses them)
+            raise TypeError(
+                f"Error interpreting argument to stage as a JAX value. The problematic value is of type "
+                f"{type(object)} and was passed to stage at position 0.\n"
+            )
         out = Array(np.array(object, dtype=dtype or core.canonical_dtype(object.dtype), copy=True))
     elif isinstance(object, (range, memoryview)) or hasattr(object, "__array__"):
         out = array(np.asarray(object), dtype)
@@ -114,10 +132,7 @@ def _array(object, dtype, copy, order, ndmin):
     elif not isinstance(object, (str, bytes)) and _exports_buffer(object):  # (array.array and the like)
         out = array(np.asarray(memoryview(object)), dtype)
     else:
-        raise TypeError(
-            f"Value {object!r} with dtype object is not a valid JAX array type. Only arrays of numeric "
-            "types are supported by JAX."
-        )
+        raise _not_numeric(object)
     if ndmin > len(shape_of(out)):
         out = lax.expand_dims(out, range(ndmin - len(shape_of(out))))  # (as JAX: a broadcast_in_dim)
     return out

@@ -159,9 +159,12 @@ def _slice_indices(s: slice, size):
 
 
 def _validate_slices(indices):
-    for p in indices:
+    for position, p in enumerate(indices):
         if p.typ == _SLICE:
-            _slice_indices(p.index, 1)
+            s = p.index
+            if any(isinstance(v, Tracer) and v.concrete_value() is None for v in (s.start, s.stop, s.step)):
+                raise IndexError(f"Slice entries must be static integers. Got {s} at position {position}")
+            _slice_indices(s, 1)
 
 
 def _parse_mode(mode):

@@ -106,15 +106,12 @@ def _eager_clip(*args, **kwargs):
 
 # (the whole function, as JAX's: min/max passed by keyword stage sorted)
 @staged_as_jit(name="clip", eager=_eager_clip)
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+def clip(arr=None, /, min=None, max=None):
     """Clamp values to ``[min, max]`` (either bound may be None).
 
     >>> jnp.clip(jnp.arange(5), 1, 3)
     Array([1, 1, 2, 3, 3], dtype=int32)
     """
-    arr = a if arr is None else arr
-    min = a_min if min is None else min
-    max = a_max if max is None else max
     check_arraylike("clip", arr)
     if any(iscomplexobj(v) for v in (arr, min, max) if v is not None):
         raise ValueError(

@@ -183,11 +183,21 @@ def _inexact(name, *xs):
     return promote_dtypes_inexact(*[as_operand(x) for x in xs])
 
 
+# JAX's words for a matrix that is not square, function by function
+_NOT_SQUARE = {
+    "inv": "Argument to inv must have shape [..., n, n], got {}.",
+    "det": "Argument to _det() must have shape [..., n, n], got {}",
+    "slogdet": "Argument to slogdet() must have shape [..., n, n], got {}",
+}
+
+
 def _square(name, a):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(
-            f"jnp.linalg.{name} requires square matrices in the last two axes, got shape {a.shape}."
-        )
+        if name == "matrix_power":  # (its TypeErrors, as numpy's own function words them)
+            if a.ndim < 2:
+                raise TypeError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+            raise TypeError("Last 2 dimensions of the array must be square")
+        raise ValueError(_NOT_SQUARE[name].format(a.shape))
 
 
 @staged_as_jit(static_argnames=("upper", "symmetrize_input"))
@@ -401,7 +411,6 @@ def slogdet(a, *, method=None):
 def eigh(a, UPLO=None, symmetrize_input: bool = True):
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix."""
     (a,) = _inexact("eigh", a)
-    _square("eigh", a)
     v, w = lax_linalg.eigh(a, lower=UPLO in (None, "L"), symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 

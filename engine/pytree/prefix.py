@@ -183,3 +183,74 @@ def broadcast_prefix(
         elif n:
             result.extend([p] * n)
     return result
+
+
+def prefix_error(name: str, prefix_tree: Any, full_tree: Any, is_leaf=None) -> ValueError | None:
+    """JAX's ValueError for the first place ``full_tree`` does not match ``prefix_tree`` (a leaf
+    of the prefix matches any subtree), its key path written after ``name``; None if they match.
+
+    >>> print(prefix_error("tree_map tree", (1, 2, 3), (1, 2)))  # doctest: +ELLIPSIS
+    pytree structure error: different lengths of tuple at key path
+        tree_map tree
+    At that key path, the prefix pytree tree_map tree has a subtree of type tuple of length 3, ...
+    """
+    from .one_level import flatten_one_level, flatten_one_level_with_keys
+
+    def first(path: tuple, prefix: Any, full: Any) -> Callable[[], str] | None:
+        if tree_structure(prefix, is_leaf=is_leaf)._kind == _LEAF:
+            return None
+        at = f"    {name}{keystr(path)}\nAt that key path, the prefix pytree {name} has a subtree of type"
+        if type(prefix) is not type(full):
+            return lambda: (
+                f"pytree structure error: different types at key path\n{at}\n    {type(prefix)}\n"
+                f"but at the same key path the full pytree has a subtree of different type\n    {type(full)}."
+            )
+        children, meta = flatten_one_level(prefix)
+        full_children, full_meta = flatten_one_level(full)
+        children, full_children = tuple(children), tuple(full_children)
+        keys = [k for k, _ in flatten_one_level_with_keys(prefix)[0]]
+        full_keys = [k for k, _ in flatten_one_level_with_keys(full)[0]]
+        if isinstance(prefix, (list, tuple)):
+            if len(prefix) != len(full):
+                kind = type(prefix).__name__
+                return lambda: (
+                    f"pytree structure error: different lengths of {kind} at key path\n{at} {kind} of "
+                    f"length {len(prefix)}, but the full pytree has a subtree of the same type but of "
+                    f"length {len(full)}."
+                )
+        elif len(children) != len(full_children):
+
+            def names(ks):
+                return " ".join(str(getattr(k, "key", k)) for k in ks)
+
+            try:
+                diff: str | None = names(set(keys) ^ set(full_keys))
+            except TypeError:
+                diff = None
+            return lambda: (
+                f"pytree structure error: different numbers of pytree children at key path\n{at}\n"
+                f"    {type(prefix)}\nwith {len(children)} child keys\n    {names(keys)}\n"
+                f"but at the same key path the full pytree has a subtree of the same type but with "
+                f"{len(full_children)} child keys\n    {names(full_keys)}\n"
+                + ("" if diff is None else f"so the symmetric difference on key sets is\n    {diff}")
+            )
+        if meta != full_meta:
+            import difflib
+            import textwrap
+
+            a, b = str(meta), str(full_meta)
+            diff_lines = textwrap.indent("\n".join(difflib.ndiff(a.splitlines(), b.splitlines())), "    ")
+            return lambda: (
+                f"pytree structure error: different pytree metadata at key path\n{at}\n    {type(prefix)}\n"
+                f"with metadata\n    {a}\nbut at the same key path the full pytree has a subtree of the "
+                f"same type but with metadata\n    {b}\nso the diff in the metadata at these pytree "
+                f"nodes is\n{diff_lines}"
+            )
+        for k, c, fc in zip(keys, children, full_children):
+            found = first((*path, k), c, fc)
+            if found is not None:
+                return found
+        return None
+
+    found = first((), prefix_tree, full_tree)
+    return None if found is None else ValueError(found())

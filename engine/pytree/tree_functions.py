@@ -13,7 +13,7 @@ from .flatten import (
     tree_leaves,
     tree_structure,
 )
-from .prefix import _flatten_up_to, _Mismatch, _path_str
+from .prefix import _flatten_up_to, _Mismatch, _path_str, prefix_error
 from .treedef import _LEAF_DEF, _TUPLE, PyTreeDef, _compose, _make
 
 
@@ -43,11 +43,10 @@ def tree_map(
         try:
             _flatten_up_to(treedef, r, out)
         except _Mismatch as e:
-            raise ValueError(
+            # (JAX's words for where the trees part; the engine's own if JAX's finds nothing)
+            raise prefix_error("tree_map tree", tree, r, is_leaf) or ValueError(
                 f"tree_map: argument {i + 1} does not match the structure of the first tree, "
-                f"at {_path_str(e.path)}: {e.msg}.\n"
-                f"  first tree structure:  {treedef!r}\n"
-                f"  argument {i + 1} structure: {tree_structure(r)!r}"
+                f"at {_path_str(e.path)}: {e.msg}."
             ) from None
         all_leaves.append(out)
     return treedef.unflatten([f(*xs) for xs in zip(*all_leaves)])
@@ -172,11 +171,9 @@ def tree_map_with_path(
         try:
             _flatten_up_to(treedef, r, out)
         except _Mismatch as e:
-            raise ValueError(
+            raise prefix_error("tree_map_with_path tree", tree, r, is_leaf) or ValueError(
                 f"tree_map_with_path: argument {i + 1} does not match the structure of the first "
-                f"tree, at {_path_str(e.path)}: {e.msg}.\n"
-                f"  first tree structure:  {treedef!r}\n"
-                f"  argument {i + 1} structure: {tree_structure(r)!r}"
+                f"tree, at {_path_str(e.path)}: {e.msg}."
             ) from None
         all_leaves.append(out)
     return treedef.unflatten([f(p, *xs) for (p, _), xs in zip(pairs, zip(*all_leaves))])

@@ -93,6 +93,6 @@ SHAPE_RULES += [
     ("matmul_contracting", "out = jnp.ones((2, 3)) @ jnp.ones((4, 2))"),
     ("dot_contracting", "out = jnp.dot(jnp.ones(3), jnp.ones(4))"),
     ("matmul_contracting_jit", "out = jax.jit(lambda a, b: a @ b)(jnp.ones((2, 3)), jnp.ones((4, 2)))"),
-    ("clip_a_max", "out = jnp.clip(jnp.ones(3), a_min=0, a_max=1)"),
+    ("clip_a_max", "out = jnp.clip(jnp.ones(3), 0, a_max=1)"),
     ("cond_vector_pred", "out = lax.cond(jnp.arange(3) > 0, lambda: 1.0, lambda: 2.0)"),
 ]
