@@ -63,6 +63,11 @@ def user_dtype(requested: np.dtype, fun_name: str = "") -> np.dtype:
     """``canonical_dtype`` of a dtype the caller of ``fun_name`` asked for explicitly: as in JAX, a
     64-bit one asked for while x64 is off is truncated with a UserWarning that says so (its
     default types, Python's ``int``/``float``, are not 64-bit then, so they never warn)."""
+    if not _jax_dtype(requested):  # (float128, strings, objects: numpy has them, JAX does not)
+        raise TypeError(
+            f"JAX only supports number, bool, and string dtypes, got dtype {requested}"
+            + (f" in {fun_name}" if fun_name else "")
+        )
     canonical = _CANONICAL.get(requested, requested)
     if canonical != requested:
         where = f" requested in {fun_name}" if fun_name else ""
@@ -74,6 +79,18 @@ def user_dtype(requested: np.dtype, fun_name: str = "") -> np.dtype:
             stacklevel=_outside_engine(),
         )
     return canonical
+
+
+def _jax_dtype(dtype: np.dtype) -> bool:
+    from .narrow_dtypes import kind
+
+    k = kind(dtype)
+    return (
+        (k in "biu" and dtype.itemsize <= 8)
+        or (k == "f" and dtype.itemsize <= 8)
+        or (k == "c" and dtype.itemsize <= 16)
+        or str(dtype).startswith("key")
+    )
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -432,7 +432,10 @@ def test_dot(sa, sb):
 
 
 def test_dot_shape_error_names_shapes():
-    with pytest.raises(TypeError, match=r"\(2, 2\).*\(3, 2\)"):
+    # (JAX's words: jnp leaves the check to lax.dot_general's shape rule, naming the contracted sizes)
+    with pytest.raises(
+        TypeError, match=r"contracting dimensions to have the same shape, got \(2,\) and \(3,\)"
+    ):
         jnp.dot(jnp.ones((2, 2)), jnp.ones((3, 2)))
     with pytest.raises(TypeError):
         jnp.ones((2, 3)) @ jnp.ones((2, 3))

@@ -45,6 +45,11 @@ def switch(index, branches, *operands):
     >>> switch(1, [lambda x: x + 1., lambda x: x * 2.], 3.)
     Array(6., dtype=float32, weak_type=True)
     """
+    if np.ndim(index) != 0:
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {np.shape(index)}.")
+    index_dtype = core.get_aval(index).dtype
+    if dtype_kind(index_dtype) not in "iu":
+        raise TypeError(f"Index type must be an integer, got {index} as {index_dtype}")
     return _switch(index, branches, operands, clamp_index=True, traced_for="switch")
 
 

@@ -19,6 +19,7 @@ from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..tracer_origins import debug_info, save_wrapped
+from ..narrow_dtypes import kind as dtype_kind
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax
 from .control_flow_errors import check_carry_type
@@ -437,6 +438,18 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     >>> fori_loop(0, 5, lambda i, x: x + i, 0)
     Array(10, dtype=int32, weak_type=True)
     """
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    lo_aval, hi_aval = core.get_aval(lower), core.get_aval(upper)
+    if lo_aval.dtype != hi_aval.dtype and not (
+        # (JAX's special case: a weak integer bound takes the other, strong one's type)
+        dtype_kind(lo_aval.dtype) == dtype_kind(hi_aval.dtype) == "i"
+        and lo_aval.weak_type != hi_aval.weak_type
+    ):
+        raise TypeError(
+            f"lower and upper arguments to fori_loop must have equal types, got {lo_aval.dtype.name} "
+            f"and {hi_aval.dtype.name}"
+        )
     if transfers.active[0]:  # (host bounds are transferred, as JAX's fori_loop does)
         for bound in (lower, upper):
             transfers.entering(bound)

@@ -48,8 +48,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     (Array(3., dtype=float32), Array([0., 0., 2.], dtype=float32))
     """
     x_leaves, x_tree = tree_flatten(xs)
+    scalars = [x for x in x_leaves if not hasattr(x, "shape")]
+    if scalars:
+        raise ValueError(
+            f"scan got value with no leading axis to scan over: {', '.join(str(x) for x in scalars)}."
+        )
     if any(core.get_aval(x).ndim == 0 for x in x_leaves):
-        raise ValueError("scan got value with no leading axis to scan over.")
+        raise IndexError("tuple index out of range")  # (JAX reads x.shape[0] of each)
     n = _scan_length([core.get_aval(x).shape[0] for x in x_leaves], length)
     c_leaves, c_tree = tree_flatten(init)
     c_avals = _avals(c_leaves)

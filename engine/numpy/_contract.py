@@ -361,7 +361,7 @@ def _parse_einsum(subscripts: str, shapes):
         out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
     for c in out:
         if not any(c in spec for spec in labels):
-            raise ValueError(f"einsum: output subscript {c!r} does not appear in any input")
+            raise ValueError(f"Output character {c!r} did not appear in the input")
     return labels, out
 
 

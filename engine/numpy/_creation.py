@@ -515,7 +515,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     n = concrete_shape((N,), context="argument of 'N' jnp.eye()")[0]  # (JAX's words, sic)
     shape = (n, n if M is None else concrete_shape((M,), context="argument 'M' of jnp.eye()")[0])
     if any(d < 0 for d in shape):
-        raise ValueError(f"negative dimensions are not allowed, got {shape}")
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     # The iotas have the offset's dtype, a Python int's (JAX's jnp._eye): int64 under x64.
     index = core.default_dtype(int)
     rows, cols = lax.broadcasted_iota(index, shape, 0), lax.broadcasted_iota(index, shape, 1)

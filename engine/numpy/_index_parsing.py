@@ -127,7 +127,7 @@ def _expand_bool_indices(indices, shape):
         if not all(s1 in (0, s2) for s1, s2 in zip(v.shape, expected)):
             raise IndexError(
                 f"boolean index did not match shape of indexed array in index {position}: "
-                f"got {list(v.shape)}, expected {expected}"
+                f"got {tuple(v.shape)}, expected {expected}"
             )
         out.extend(
             _Parsed(i.astype(_INT32), _ARRAY, (a,)) for i, a in zip(np.nonzero(v), p.axes)

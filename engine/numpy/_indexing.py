@@ -618,13 +618,7 @@ def scatter_update(
     # after the indices, as JAX: both promoted together, the result converted back to x's type
     dtype, weak = x.dtype, x.weak_type
     x, y = promote_dtypes(x, y)
-    try:
-        y = broadcast_to_shape(y, g.slice_shape)
-    except ValueError:
-        raise ValueError(
-            f"Incompatible shapes for update: value of shape {y.shape} cannot be broadcast to "
-            f"the indexed shape {g.slice_shape}"
-        ) from None
+    y = broadcast_to_shape(y, g.slice_shape)  # (its errors are JAX's for an update that does not fit)
     if on_mesh:  # (as JAX: the update is split as the dimensions it is a slice of)
         y = _split_like(y, x, g.slice_axes)
     if g.newaxis_dims:

@@ -424,7 +424,7 @@ def canonicalize_axes(axis, ndim: int) -> tuple:
     if isinstance(axis, (tuple, list)):
         axes = tuple(canonicalize_axis(a, ndim) for a in axis)
         if len(set(axes)) != len(axes):
-            raise ValueError(f"repeated axis in {tuple(axis)}")
+            raise ValueError(f"duplicate value in 'axis': {axis}")
         return axes
     if isinstance(axis, Tracer):
         return (canonicalize_axis(axis, ndim),)

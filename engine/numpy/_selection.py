@@ -140,8 +140,10 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         from ._searching import nonzero
 
         return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided to jnp.where")
+    if x is None or y is None:  # (JAX's check of its operands: None is no array)
+        raise TypeError(
+            f"where requires ndarray or scalar arguments, got {type(None)} at position {1 if x is None else 2}."
+        )
     fast = _eager_where(condition, x, y)
     if fast is not None:
         return fast

@@ -113,10 +113,9 @@ def matrix_transpose(x, /):
 
 def swapaxes(a, axis1: int, axis2: int):
     a = as_operand(a)
-    perm = list(range(a.ndim))
-    i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
-    perm[i], perm[j] = perm[j], perm[i]
-    return lax.transpose(a, perm)
+    perm = np.arange(a.ndim)  # (numpy's IndexError for an axis out of range, as JAX's)
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return lax.transpose(a, list(perm))
 
 
 def moveaxis(a, source, destination):
@@ -291,10 +290,13 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
     check_arraylike("stack", *arrays)
-    shapes = {shape_of(a) for a in arrays}
-    if len(shapes) != 1:
-        raise ValueError(f"All input arrays must have the same shape, got {sorted(shapes)}.")
-    nd = len(next(iter(shapes))) + 1
+    shapes = [shape_of(a) for a in arrays]
+    listed = ", ".join(map(str, shapes))  # (lax's stack rule, in JAX's words)
+    if len({len(s) for s in shapes}) != 1:
+        raise ValueError(f"Cannot stack arrays with different numbers of dimensions: got {listed}.")
+    if len(set(shapes)) != 1:
+        raise ValueError(f"All input arrays must have the same shape. Got {listed}.")
+    nd = len(shapes[0]) + 1
     ax = canonicalize_axis(axis, nd)
     if from_array:
         return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)

@@ -201,8 +201,15 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
     if isinstance(device, Format):  # a sharding and a layout
         return tree_map(lambda v: put_with_format(v, device), x)
     if device is not None and not isinstance(device, (_devices.Device, int)):
-        from ..sharding import as_sharding
+        from ..partition_spec import PartitionSpec
+        from ..sharding import Sharding, as_sharding
         from .named import put_sharded
+
+        if not isinstance(device, (Sharding, PartitionSpec, list, dict, tuple)):
+            raise ValueError(
+                "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, `Format`, "
+                f"`jax.memory.Space` or a pytree of these values. Received invalid value: {device}"
+            )
 
         if isinstance(device, (list, dict)) or type(device) is tuple:  # a pytree of shardings
             return tree_map(lambda s, v: put_sharded(v, as_sharding(s)), device, x)

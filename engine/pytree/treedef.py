@@ -102,9 +102,10 @@ class PyTreeDef:
             leaves = list(leaves)
         n = len(leaves)
         if n != self.num_leaves:
-            raise ValueError(
-                f"Too {'few' if n < self.num_leaves else 'many'} leaves for PyTreeDef; "
-                f"expected {self.num_leaves}, got {n}. Structure: {self!r}"
+            raise ValueError(  # (JAX's words: a count for too few, none for too many)
+                f"Too few leaves for PyTreeDef; expected {self.num_leaves}, got {n}"
+                if n < self.num_leaves
+                else f"Too many leaves for PyTreeDef; expected {self.num_leaves}."
             )
         k = self._kind
         if k == _TUPLE and self.num_nodes == n + 1:
