@@ -163,37 +163,10 @@ class Primitive:
             out = vma_hooks[1](self, avals, params, out)
         for a in avals:
             if getattr(a, "memory_space", DEVICE) is not DEVICE:  # (rare: keep the common path short)
-                return _memory_space_rule(self, avals, params, out)
+                from .memory_spaces import memory_space_rule
+
+                return memory_space_rule(self, avals, params, out)
         return out
-
-
-# primitive -> how its results' memory spaces follow from its operands' (None: its abstract rule
-# says them). Others have JAX's standard rule: operands in one memory space, results in it too.
-memory_space_rules: dict[Primitive, Callable[..., Any] | None] = {}
-
-
-def _memory_space_rule(prim: Primitive, avals: Sequence[Any], params: Params, out: Any) -> Any:
-    if prim in memory_space_rules:
-        rule = memory_space_rules[prim]
-        return out if rule is None else rule(avals, params, out)
-    from .ir import holds_jaxprs
-
-    if holds_jaxprs(params):  # (calls, control flow: their bodies' types)
-        return out
-    space = DEVICE
-    first = None
-    for a in avals:
-        if not isinstance(a, ShapedArray) or not a.shape:  # (scalars go with anything, as in JAX)
-            continue
-        if first is not None and a.memory_space is not first.memory_space:
-            raise ValueError(
-                f"memory_space of all inputs passed to `{prim.name}` must be the same. Got one operand with "
-                f"type: {first.strip_weak_type()} and another operand with type: {a.strip_weak_type()}"
-            )
-        first, space = a, a.memory_space
-    if prim.multiple_results:
-        return [o.update(memory_space=space) if isinstance(o, ShapedArray) else o for o in out]
-    return out.update(memory_space=space) if isinstance(out, ShapedArray) else out
 
 
 # ---------------------------------------------------------------------------------------------

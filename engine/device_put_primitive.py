@@ -30,8 +30,8 @@ from .core import (
     ShapedArray,
     mem_kind_to_space,
     mem_space_to_kind,
-    memory_space_rules,
 )
+from .memory_spaces import memory_space_rules
 
 __all__ = ["ArrayCopySemantics", "device_put_p", "stage_device_put"]
 

@@ -83,10 +83,6 @@ MESSAGE_DIFFERENCES: dict[tuple[str, int], str] = {
         "a sketch's PartitionSpec(...): the engine refuses the Ellipsis where it is built, JAX only at "
         "the Mesh(...) after it"
     ),
-    (
-        "export-shape-poly",
-        33,
-    ): "jnp.matmul's contracting sizes: the engine's message names matmul and both shapes",
 }
 
 

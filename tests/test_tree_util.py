@@ -219,25 +219,24 @@ def test_tree_map_multi_and_prefix():
 
 
 @pytest.mark.parametrize(
-    "a,b,fragment",
-    [
-        ((1, 2), (1, 2, 3), "expected a tuple of length 2"),
-        ((1, 2), [1, 2], "got list"),
-        ({"a": 1}, {"b": 1}, "dict key mismatch"),
-        ((1, None), (1, 2), "at tree[1]: expected None"),
-        ([1, (2, 3)], [1, (2, [3], 4)], "at tree[1]"),
-        ({"a": [1, 2]}, {"a": [1]}, "at tree['a']"),
-        (Point(1, 2), (1, 2), "Point namedtuple"),
-        (Box(1, "p"), Box(1, "q"), "node data mismatch"),
+    "a,b,kind,where",
+    [  # (what JAX 0.10.2 reports for each: the kind of difference and its key path)
+        ((1, 2), (1, 2, 3), "different lengths of tuple", ""),
+        ((1, 2), [1, 2], "different types", ""),
+        ({"a": 1}, {"b": 1}, "different pytree metadata", ""),
+        ((1, None), (1, 2), "different types", "[1]"),
+        ([1, (2, 3)], [1, (2, [3], 4)], "different lengths of tuple", "[1]"),
+        ({"a": [1, 2]}, {"a": [1]}, "different lengths of list", "['a']"),
+        (Point(1, 2), (1, 2), "different types", ""),
+        (Box(1, "p"), Box(1, "q"), "different pytree metadata", ""),
     ],
 )
-def test_tree_map_mismatch_errors(a, b, fragment):
+def test_tree_map_mismatch_errors(a, b, kind, where):
     with pytest.raises(ValueError) as ei:
         tree_map(lambda x, y: x, a, b)
-    msg = str(ei.value)
-    assert fragment in msg
-    # Both structures are named.
-    assert repr(tree_structure(a)) in msg and repr(tree_structure(b)) in msg
+    head, path = str(ei.value).split("\n")[:2]
+    assert head == f"pytree structure error: {kind} at key path"
+    assert path == f"    tree_map tree{where}"
 
 
 def test_flatten_up_to():

@@ -113,9 +113,9 @@ def _pick(dtype, supported):
 
 def _round_to(x, dtype):
     if dtype == BFLOAT16:  # round-to-nearest-even to bfloat16's 8 exponent and 7 mantissa bits
-        from .elementwise import _reduce_precision_impl
+        from .reduce_precision import reduce_precision_bits
 
-        return _reduce_precision_impl(np.asarray(x, np.float32), exponent_bits=8, mantissa_bits=7)
+        return reduce_precision_bits(np.asarray(x, np.float32), exponent_bits=8, mantissa_bits=7)
     return np.asarray(x).astype(dtype, copy=False)
 
 

@@ -14,6 +14,7 @@ from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
 from .accuracy import primal_only, taking_accuracy
 from ..core import Primitive, ShapedArray
+from .reduce_precision import reduce_precision_bits
 from ..ad import defjvp, defjvp2, defzero, Zero
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -756,37 +757,8 @@ copy_p = unop("copy", np.array, (_ANY,))
 ad.deflinear(copy_p, lambda ct, x: [copy_p.bind(ct)])
 
 
-def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
-    """XLA's ReducePrecision on the bit pattern: round-to-nearest-even the mantissa, then
-    flush exponents that do not fit to zero or infinity. NaNs stay NaN."""
-    finfo = np.finfo(x.dtype)
-    src_mant, src_exp = finfo.nmant, finfo.nexp
-    uint = np.dtype(f"u{x.dtype.itemsize}")
-    bits = np.array(x, order="C").view(uint)
-    one = uint.type(1)
-    if mantissa_bits < src_mant:
-        shift = uint.type(src_mant - mantissa_bits)
-        last_bit = one << shift
-        bias = (last_bit >> one) - one
-        bits = bits + (((bits & last_bit) >> shift) + bias)
-        bits = bits & ~(last_bit - one)
-    if exponent_bits < src_exp:
-        exp_mask = uint.type(((1 << src_exp) - 1) << src_mant)
-        sign_mask = uint.type(1 << (x.dtype.itemsize * 8 - 1))
-        bias_diff = (1 << (src_exp - 1)) - (1 << (exponent_bits - 1))
-        max_exp = uint.type((bias_diff + (1 << exponent_bits) - 2) << src_mant)
-        min_exp = uint.type((bias_diff + 1) << src_mant)
-        exp = bits & exp_mask
-        signed_zero = bits & sign_mask
-        bits = np.where(
-            exp > max_exp, signed_zero | exp_mask, np.where(exp < min_exp, signed_zero, bits)
-        ).astype(uint)
-    out = bits.view(x.dtype).reshape(x.shape)
-    return np.where(np.isnan(x), x, out) if mantissa_bits < src_mant else out
-
-
 reduce_precision_p = Primitive("reduce_precision")
-reduce_precision_p.def_impl(_errs(_reduce_precision_impl))
+reduce_precision_p.def_impl(_errs(reduce_precision_bits))
 core.eager_checked.add(reduce_precision_p)  # (its numpy impl would fail on an integer operand)
 
 

@@ -80,9 +80,9 @@ def _scaled_dot_abstract(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers, p
 
 
 def _bfloat16(x):
-    from .elementwise import _reduce_precision_impl
+    from .reduce_precision import reduce_precision_bits
 
-    return _reduce_precision_impl(np.asarray(x, np.float32), exponent_bits=8, mantissa_bits=7)
+    return reduce_precision_bits(np.asarray(x, np.float32), exponent_bits=8, mantissa_bits=7)
 
 
 def _scaled(x, scale, contracting, narrow: bool):

@@ -160,12 +160,11 @@ def take_along_axis(x, indices, axis, *, as_top_k=False):
         operand_batching_dims=others,
         start_indices_batching_dims=others,
     )
-    shape = core.get_aval(x).shape
     return gather(
         x,
         indices,
         dnums,
-        tuple(min(1, n) for n in shape),
+        (1,) * ndim,  # (1 along an empty dimension too, as JAX's: no index, no slice)
         mode=GatherScatterMode.PROMISE_IN_BOUNDS,
     )
 
