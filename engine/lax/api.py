@@ -627,6 +627,14 @@ def iota(dtype, size: int):
     return broadcasted_iota(dtype, _shape((size,)), 0)
 
 
+def _iota_dimension(dimension, shape) -> int:
+    if not 0 <= int(dimension) < len(shape):
+        raise ValueError(
+            f"iota dimension must be between 0 and len(shape), got dimension={dimension} for shape={shape}"
+        )
+    return int(dimension)
+
+
 def broadcasted_iota(dtype, shape, dimension: int):
     """An array of ``shape`` whose values count along ``dimension``."""
     shape = _shape(shape)
@@ -635,18 +643,17 @@ def broadcasted_iota(dtype, shape, dimension: int):
     return st.iota_p.bind(
         dtype=core.canonical_dtype(dtype),
         shape=shape,
-        dimension=_dims.canonicalize_axis(dimension, len(shape)),
+        dimension=_iota_dimension(dimension, shape),
         sharding=None,
     )
 
 
 def rev(operand, dimensions):
     """Reverse ``operand`` along each of ``dimensions``."""
-    ndim = _aval(operand).ndim
-    # (a negative dimension counts from the end here; JAX's shape rule refuses the rest)
-    return st.rev_p.bind(
-        operand, dimensions=tuple(d + ndim if -ndim <= d < 0 else d for d in map(int, dimensions))
-    )
+    dimensions = tuple(int(d) for d in dimensions)
+    if any(d < 0 for d in dimensions):
+        raise TypeError(f"rev dimensions must have every element be nonnegative, got {dimensions}.")
+    return st.rev_p.bind(operand, dimensions=dimensions)
 
 
 def concatenate(operands, dimension: int):
@@ -660,11 +667,7 @@ def concatenate(operands, dimension: int):
         return operands[0]
     if not operands:
         raise ValueError("concatenate requires a non-empty sequence of operands")
-    dimension, ndim = int(dimension), _aval(operands[0]).ndim
-    # (a negative dimension counts from the end here; JAX refuses it, and nothing else is meant)
-    return st.concatenate_p.bind(
-        *operands, dimension=dimension + ndim if -ndim <= dimension < 0 else dimension
-    )
+    return st.concatenate_p.bind(*operands, dimension=int(dimension))
 
 
 def stack(operands, axis: int = 0):
@@ -678,7 +681,7 @@ def stack(operands, axis: int = 0):
         raise ValueError("Need at least one array to stack.")
     ndim = _aval(operands[0]).ndim
     if not -ndim - 1 <= axis <= ndim:
-        raise ValueError(f"axis {axis} is out of bounds for arrays of dimension {ndim + 1}")
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim + 1}")
     return st.stack_p.bind(*operands, axis=int(axis) % (ndim + 1))
 
 
@@ -689,7 +692,7 @@ def unstack(x, axis: int = 0):
     3
     """
     ndim = _aval(x).ndim
-    return tuple(st.unstack_p.bind(x, axis=int(axis) % ndim if ndim else int(axis)))
+    return tuple(st.unstack_p.bind(x, axis=_dims.canonicalize_axis(axis, ndim)))
 
 
 def tile(operand, reps):
@@ -706,7 +709,9 @@ def split(operand, sizes, axis: int = 0):
     ndim = _aval(operand).ndim
     # (numpy integers stay as given: JAX prints jnp.split's sizes as np.int64(2))
     sizes = tuple(d if isinstance(d, np.integer) else _shape((d,))[0] for d in sizes)
-    return tuple(st.split_p.bind(operand, sizes=sizes, axis=int(axis) % ndim))
+    return list(
+        st.split_p.bind(operand, sizes=sizes, axis=_dims.canonicalize_axis(axis, ndim))
+    )  # (a list, as JAX's)
 
 
 def pad(operand, padding_value, padding_config):

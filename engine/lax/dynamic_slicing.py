@@ -287,10 +287,10 @@ batching.batch_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
     """``dynamic_slice`` along one axis."""
     shape = core.get_aval(operand).shape
-    axis = int(axis) % len(shape)
     starts = [0] * len(shape)
     sizes = list(shape)
-    starts[axis], sizes[axis] = start_index, dims.as_dim(slice_size)
+    # (Python's list assignment says an axis is out of range, as in JAX; a negative one counts back)
+    starts[int(axis)], sizes[int(axis)] = start_index, dims.as_dim(slice_size)
     return dynamic_slice(operand, starts, sizes)
 
 
@@ -318,15 +318,14 @@ def _staged_as_jit(static_argnames):
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     """The element at traced ``index`` along ``axis``."""
     out = dynamic_slice_in_dim(operand, index, 1, axis)
-    return out if keepdims else _lax().squeeze(out, (int(axis) % core.get_aval(operand).ndim,))
+    return out if keepdims else _lax().squeeze(out, (int(axis),))
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
     """``dynamic_update_slice`` along one axis."""
     ndim = core.get_aval(operand).ndim
-    axis = int(axis) % ndim
     starts = [0] * ndim
-    starts[axis] = start_index
+    starts[int(axis)] = start_index  # (Python's IndexError for an axis out of range, as in JAX)
     return dynamic_update_slice(operand, update, starts)
 
 
@@ -334,7 +333,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
 def dynamic_update_index_in_dim(operand, update, index, axis: int):
     """Write ``update`` (without the ``axis`` dimension, or with it of size 1) at ``index``."""
     ndim = core.get_aval(operand).ndim
-    axis = int(axis) % ndim
+    axis = int(axis)
     if core.get_aval(update).ndim == ndim - 1:
         update = _lax().expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(operand, update, index, axis)

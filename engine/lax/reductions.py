@@ -517,9 +517,7 @@ ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=a
 
 def _cumulative_wrapper(p, doc):
     def wrapper(operand, axis: int = 0, reverse: bool = False):
-        axis, ndim = int(axis), core.get_aval(operand).ndim
-        # (a negative axis counts from the end here; JAX's shape rule refuses it)
-        return p.bind(operand, axis=axis + ndim if -ndim <= axis < 0 else axis, reverse=bool(reverse))
+        return p.bind(operand, axis=int(axis), reverse=bool(reverse))
 
     wrapper.__name__ = p.name
     wrapper.__doc__ = doc

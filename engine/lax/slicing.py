@@ -165,8 +165,10 @@ batching.batch_rules[slice_p] = _slice_batch
 def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0):
     """``slice`` along one axis; ``None`` bounds and negative indices as in Python slicing."""
     shape = core.get_aval(operand).shape
-    axis = int(axis) % len(shape)
-    if dims.is_symbolic_dim(shape[axis]) or dims.is_symbolic_dim(limit_index):
+    axis = int(axis)
+    size = shape[axis]  # (an axis out of range: Python's IndexError, as in JAX)
+    axis %= len(shape)
+    if dims.is_symbolic_dim(size) or dims.is_symbolic_dim(limit_index):
         # as JAX: negative bounds count from the end, no clamping (the slice checks the bounds)
         start = 0 if start_index is None else start_index + shape[axis] if start_index < 0 else start_index
         limit = (
@@ -188,7 +190,9 @@ def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stri
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
     """The ``index``-th element along ``axis`` (negative indices count from the end)."""
     shape = core.get_aval(operand).shape
-    axis = int(axis) % len(shape)
+    axis = int(axis)
+    shape[axis]  # (an axis out of range: Python's IndexError, as in JAX)
+    axis %= len(shape)
     index = int(index)
     if not -shape[axis] <= index < shape[axis]:
         raise IndexError(f"index {index} is out of bounds for axis {axis} with size {shape[axis]}")

@@ -187,6 +187,11 @@ def _check_broadcast_in_dim(x, shape, broadcast_dimensions) -> None:
     """JAX's shape rule: its checks in its order and its words (dimensions need not increase)."""
     if any(type(d) is int and d < 0 for d in shape):
         raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {tuple(shape)}.")
+    if any(d < 0 for d in broadcast_dimensions):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have every element be nonnegative, got "
+            f"{tuple(broadcast_dimensions)}."
+        )
     if x.ndim != len(broadcast_dimensions):
         raise TypeError(
             "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "

@@ -175,3 +175,40 @@ _JNP = {
 }
 _XS = "x3 = jnp.arange(3.)\nx23 = jnp.arange(6.).reshape(2, 3)\n"
 SHAPE_RULES += [(f"jnp_{name}", _XS + f"out = {code}") for name, code in _JNP.items()]
+
+# lax functions given an axis out of range or negative, where JAX says which (x: f32[2, 3])
+_AXES = {
+    "reduce_sum": "lax.reduce_sum(x, (3,))",
+    "reduce_sum_neg": "lax.reduce_sum(x, (-1,))",
+    "reduce_max": "lax.reduce_max(x, (2,))",
+    "argmax": "lax.argmax(x, 3, jnp.int32)",
+    "argmin_neg": "lax.argmin(x, -1, jnp.int32)",
+    "reduce": "lax.reduce(x, 0., lax.add, (3,))",
+    "split": "lax.split(x, [1, 2], axis=3)",
+    "split_neg": "lax.split(x, [1, 2], axis=-1)",
+    "unstack": "lax.unstack(x, axis=3)",
+    "slice_in_dim": "lax.slice_in_dim(x, 0, 1, axis=3)",
+    "index_in_dim": "lax.index_in_dim(x, 0, axis=3)",
+    "dsl_in_dim": "lax.dynamic_slice_in_dim(x, 0, 1, axis=3)",
+    "dindex_in_dim": "lax.dynamic_index_in_dim(x, 0, axis=3)",
+    "dus_in_dim": "lax.dynamic_update_slice_in_dim(x, x[:1], 0, axis=3)",
+    "dui_in_dim": "lax.dynamic_update_index_in_dim(x, x[0], 0, axis=3)",
+    "collapse": "lax.collapse(x, 1, 3)",
+    "cumlogsumexp": "lax.cumlogsumexp(x, 3)",
+    "cumsum_neg": "lax.cumsum(x, -1)",
+    "stack_axis": "lax.stack([x, x], axis=4)",
+    "squeeze_neg": "lax.squeeze(x[None], (-3,))",
+    "rev_neg": "lax.rev(x, (-1,))",
+    "concat_neg": "lax.concatenate([x, x], -1)",
+    "sort_neg": "lax.sort(x, dimension=-1)",
+    "transpose_neg": "lax.transpose(x, (-1, 0))",
+    "bid_neg": "lax.broadcast_in_dim(x, (2, 3, 4), (0, -2))",
+    "reduce_and": "lax.reduce_and(x > 0, (5,))",
+    "reduce_prod_neg": "lax.reduce_prod(x, (-2,))",
+    "expand_neg": "lax.expand_dims(x, (-1,))",
+    "iota_dim": "lax.broadcasted_iota(jnp.int32, (2,), 1)",
+    "dsl_neg_axis": "lax.dynamic_slice_in_dim(x, 0, 1, axis=-1)",
+}
+SHAPE_RULES += [
+    (f"axis_{name}", "x = jnp.arange(6.).reshape(2, 3)\n" + f"out = {code}") for name, code in _AXES.items()
+]
