@@ -142,7 +142,7 @@ def test_collective_over_an_unknown_axis_is_an_error_at_the_users_line(page: Pag
     expect(box).to_be_visible()
     expect(box).to_have_attribute("data-type", "NameError")
     expect(page.get_by_test_id("error-message")).to_contain_text("unbound axis name: z")
-    expect(page.get_by_test_id("error-message")).to_contain_text("['x', 'y']")
+    expect(page.get_by_test_id("error-suggestion")).to_contain_text("['x', 'y']")
     expect(page.get_by_test_id("error-line")).to_have_attribute("data-line", "8")
     expect(page.locator(".cm-error-line")).to_contain_text("jax.lax.psum(a, 'z')")
     page.screenshot(path=str(artifacts / "mesh-unknown-axis-error.png"))

@@ -82,11 +82,13 @@ def user_dtype(requested: np.dtype, fun_name: str = "") -> np.dtype:
 
 
 def _jax_dtype(dtype: np.dtype) -> bool:
+    from .avals import float0  # (integers' tangent dtype)
     from .narrow_dtypes import kind
 
     k = kind(dtype)
     return (
-        (k in "biu" and dtype.itemsize <= 8)
+        dtype == float0
+        or (k in "biu" and dtype.itemsize <= 8)
         or (k == "f" and dtype.itemsize <= 8)
         or (k == "c" and dtype.itemsize <= 16)
         or str(dtype).startswith("key")

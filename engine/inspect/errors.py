@@ -125,6 +125,12 @@ def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
             "run's limits bound: make the arrays on each device smaller (fewer or smaller shards), "
             "drop ones no longer needed (del x), or run the program locally for larger ones."
         )
+    bound = getattr(exc, "bound_axis_names", None)
+    if isinstance(exc, NameError) and bound is not None:
+        return (
+            "A collective names an axis that pmap(axis_name=...), vmap(axis_name=...) or shard_map's "
+            f"mesh binds around it; the names bound where it ran: {bound}. Check the spelling."
+        )
     staged = layer in ("jit", "pmap", "checkify")  # (checkify stages the function as jit does)
     if isinstance(exc, jerr.TracerBoolConversionError):
         if staged:

@@ -120,9 +120,11 @@ def _bound(axis_name, api: str = "psum") -> tuple:
         bound = _bound_names()
         for n in names:
             if not isinstance(n, int) and n not in bound:
-                raise NameError(
+                error = NameError(
                     f"Found an unbound axis name: {n}. To fix this, please call {api} under `jax.shard_map`."
                 )
+                error.bound_axis_names = sorted(map(str, bound))  # type: ignore[attr-defined]  (for the report's hint)
+                raise error
     return names
 
 

@@ -30,7 +30,7 @@ def scatter_apply(
 
     >>> dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
     ...                              scatter_dims_to_operand_dims=(0,))
-    >>> scatter_apply(jnp.ones(3), jnp.array([[1]]), lambda x: x * 5, dn)
+    >>> scatter_apply(jnp.ones(3), jnp.array([[1]]), lambda x: x * 5, dn, update_shape=(1,))
     Array([1., 5., 1.], dtype=float32)
     """
     from ..staging import trace_to_jaxpr
