@@ -122,8 +122,8 @@ def _bound(axis_name, api: str = "psum") -> tuple:
             if not isinstance(n, int) and n not in bound:
                 error = NameError(
                     f"Found an unbound axis name: {n}. To fix this, please call {api} under `jax.shard_map`."
-                # (the names bound here, for the report's hint)
                 )
+                # (the names bound here, for the report's hint)
                 error.bound_axis_names = sorted(map(str, bound))  # type: ignore[attr-defined]
                 raise error
     return names
