@@ -81,18 +81,24 @@ def user_dtype(requested: np.dtype, fun_name: str = "") -> np.dtype:
     return canonical
 
 
-def _jax_dtype(dtype: np.dtype) -> bool:
-    from .avals import float0  # (integers' tangent dtype)
-    from .narrow_dtypes import kind
+_JAX_DTYPES: dict[np.dtype, bool] = {}  # (dtype -> whether JAX has it: asked on every astype)
 
-    k = kind(dtype)
-    return (
-        dtype == float0
-        or (k in "biu" and dtype.itemsize <= 8)
-        or (k == "f" and dtype.itemsize <= 8)
-        or (k == "c" and dtype.itemsize <= 16)
-        or str(dtype).startswith("key")
-    )
+
+def _jax_dtype(dtype: np.dtype) -> bool:
+    known = _JAX_DTYPES.get(dtype)
+    if known is None:
+        from .avals import float0  # (integers' tangent dtype)
+        from .narrow_dtypes import kind
+
+        k = kind(dtype)
+        known = _JAX_DTYPES[dtype] = (
+            dtype == float0
+            or (k in "biu" and dtype.itemsize <= 8)
+            or (k == "f" and dtype.itemsize <= 8)
+            or (k == "c" and dtype.itemsize <= 16)
+            or str(dtype).startswith("key")
+        )
+    return known
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -362,7 +362,7 @@ case(
 case("iota", lambda: lax.iota(np.int32, 5), const(), order=0, batch=False)
 case(
     "iota",
-    lambda: lax.broadcasted_iota(np.float32, (2, 3), -1),
+    lambda: lax.broadcasted_iota(np.float32, (2, 3), 1),
     const(),
     order=0,
     batch=False,
@@ -377,7 +377,7 @@ case("empty", lambda: lax.empty((2, 3), np.int32), const(), order=0, batch=False
 case("rev", lambda x: lax.rev(x, (0, 2)), normal(2, 3, 4))
 case(
     "concatenate",
-    lambda x, y, z: lax.concatenate([x, y, z], -1),
+    lambda x, y, z: lax.concatenate([x, y, z], 1),
     join(normal(2, 3), normal(2, 0), normal(2, 1)),
 )
 case("split", lambda x: lax.split(x, (1, 0, 3), axis=-1), normal(2, 4))
@@ -587,11 +587,11 @@ case("approx_top_k", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0), no
 
 
 for name in ("cumsum", "cumprod", "cummax", "cummin"):
-    case(name, lambda x, n=name: getattr(lax, n)(x, axis=-1), normal(3, 5))
+    case(name, lambda x, n=name: getattr(lax, n)(x, axis=1), normal(3, 5))
     case(name, lambda x, n=name: getattr(lax, n)(x, axis=0, reverse=True), normal(4, 2), label="reverse")
     case(name, lambda x, n=name: getattr(lax, n)(x, 0), normal(0), label="empty")
     case(name, lambda x, n=name: getattr(lax, n)(x, 1), ints(-3, 3, 2, 4), order=0, label="int")
-case("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=-1), normal(3, 5))
+case("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=1), normal(3, 5))
 case("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=0, reverse=True), normal(4, 2), label="reverse")
 case(
     "optimization_barrier", lambda x, y: lax.optimization_barrier((x * 2.0, y)), join(normal(3), normal(2, 2))

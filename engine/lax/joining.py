@@ -28,16 +28,19 @@ core.eager_checked.add(concatenate_p)
 def _concatenate_abstract(*xs, dimension):
     if not xs:
         raise TypeError("concatenate expects at least one operand, got 0.")
-    shapes = ", ".join(str(x.shape) for x in xs)
+
+    def shapes():
+        return ", ".join(str(x.shape) for x in xs)
+
     if len({x.ndim for x in xs}) != 1:
-        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got {shapes}.")
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got {shapes()}.")
     if not 0 <= dimension < xs[0].ndim:
-        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes {shapes}.")
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes {shapes()}.")
     others = [x.shape[:dimension] + x.shape[dimension + 1 :] for x in xs]
     if any(o != others[0] for o in others[1:]):
         raise TypeError(
             "Cannot concatenate arrays with shapes that differ in dimensions other than the one "
-            f"being concatenated: concatenating along dimension {dimension} for shapes {shapes}."
+            f"being concatenated: concatenating along dimension {dimension} for shapes {shapes()}."
         )
     check_same_dtypes("concatenate", *xs)
     shape = list(xs[0].shape)
