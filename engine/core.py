@@ -21,6 +21,7 @@ from . import held_arrays, invalid_values, narrow_dtypes, transfers
 from .class_paths import jax_class_path as jax_class_path  # (JAX's names for the classes user code meets)
 from .dims import InconclusiveDimensionOperation, dimension_as_value, is_constant_dim, max_dim, min_dim  # noqa: F401
 from .invalid_values import active as _debug_values
+from .eager_checks import check_eagerly
 from .transfers import active as _transfer_guarded
 from .errors import (
     ConcretizationTypeError,
@@ -335,7 +336,7 @@ class EvalTrace(Trace):
                         return memory_eager_dispatch(primitive, vals, params)
             args = [v._value if type(v) is Array else host_operand(v, to_numpy(v)) for v in vals]
         if primitive in eager_checked:
-            _check_eagerly(primitive, vals, args, params)
+            check_eagerly(primitive, vals, args, params)
         try:
             impl = impl_rules[primitive]
         except KeyError:
@@ -365,25 +366,6 @@ class EvalTrace(Trace):
             return outs if isinstance(outs, Array) else array_of(outs, bool(weak))
         keep = weak and (primitive.keeps_weak_type or _keeps_dtype(outs, args))
         return outs if isinstance(outs, Array) else array_of(outs, keep)
-
-
-def _check_eagerly(primitive: Primitive, vals: Sequence[Value], args: Sequence[Any], params: Params) -> None:
-    """``primitive``'s abstract evaluation, once per operand types and params: what passed it once
-    passes again (a gather in an eager loop pays for its checks on the first step only)."""
-    try:
-        key = (primitive, *[(a.shape, a.dtype) for a in args], *params.items())
-        if key in _checked_eagerly:
-            return
-    except TypeError:  # (a param that is no key, e.g. a list: checked each time)
-        key = None
-    primitive.abstract_eval(*[get_aval(v) for v in vals], **params)
-    if key is not None:
-        if len(_checked_eagerly) > 4096:
-            _checked_eagerly.clear()
-        _checked_eagerly.add(key)
-
-
-_checked_eagerly: set[tuple[object, ...]] = set()
 
 
 def run_narrow(

@@ -650,10 +650,11 @@ def broadcasted_iota(dtype, shape, dimension: int):
 
 def rev(operand, dimensions):
     """Reverse ``operand`` along each of ``dimensions``."""
-    dimensions = tuple(int(d) for d in dimensions)
-    if any(d < 0 for d in dimensions):
-        raise TypeError(f"rev dimensions must have every element be nonnegative, got {dimensions}.")
-    return st.rev_p.bind(operand, dimensions=dimensions)
+    ndim = _aval(operand).ndim
+    # (a negative dimension counts from the end, as for concatenate; JAX refuses it)
+    return st.rev_p.bind(
+        operand, dimensions=tuple(d + ndim if -ndim <= d < 0 else d for d in map(int, dimensions))
+    )
 
 
 def concatenate(operands, dimension: int):
@@ -667,7 +668,12 @@ def concatenate(operands, dimension: int):
         return operands[0]
     if not operands:
         raise ValueError("concatenate requires a non-empty sequence of operands")
-    return st.concatenate_p.bind(*operands, dimension=int(dimension))
+    dimension, ndim = int(dimension), _aval(operands[0]).ndim
+    # (a negative dimension counts from the end: JAX's shape rule refuses it, the engine's own
+    # callers pass them; out of range either way is the rule's error)
+    return st.concatenate_p.bind(
+        *operands, dimension=dimension + ndim if -ndim <= dimension < 0 else dimension
+    )
 
 
 def stack(operands, axis: int = 0):

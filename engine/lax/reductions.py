@@ -517,7 +517,9 @@ ad.deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum_p.bind(ct, axis=a
 
 def _cumulative_wrapper(p, doc):
     def wrapper(operand, axis: int = 0, reverse: bool = False):
-        return p.bind(operand, axis=int(axis), reverse=bool(reverse))
+        axis, ndim = int(axis), core.get_aval(operand).ndim
+        # (a negative axis counts from the end, as for concatenate; JAX's shape rule refuses it)
+        return p.bind(operand, axis=axis + ndim if -ndim <= axis < 0 else axis, reverse=bool(reverse))
 
     wrapper.__name__ = p.name
     wrapper.__doc__ = doc
