@@ -540,7 +540,7 @@ function countAdded(g: IRGraph): number {
 function untracedNote(call: TransformedCall, index: number): HTMLElement | null {
   const stage = call.stages[index];
   if (!stage || stage.graph || !stage.text.startsWith("(tracing failed:")) return null;
-  const axis = /unbound axis name: ([^\s.]+)/.exec(stage.text)?.[1];
+  const axis = /unbound axis name: ([^\s.)]+)/.exec(stage.text)?.[1];
   const later = call.stages.slice(index + 1).some((s) => s.graph);
   return h("p", { class: "notice stage-untraced", role: "note", testid: "stage-untraced" },
     `${stage.name} could not be traced on its own, so this stage has no program: below is what tracing it raised.`,
