@@ -59,16 +59,21 @@ def _batching(op, operand, indices, operand_dims, indices_dims, indices_name):
     return operand_batch
 
 
+def _index_vector_dim(op, indices) -> int:
+    """The last dimension of the indices: the index vector (there must be one)."""
+    if not indices.shape:
+        raise TypeError(
+            f"{op.capitalize()} index leaf dimension must be within [0, rank(indices) + 1). rank(indices) "
+            f"is 0 and {op} index leaf dimension is -1."
+        )
+    return len(indices.shape) - 1
+
+
 def check_gather(operand, indices, dn, slice_sizes) -> None:
     """Raise JAX's TypeError for a gather XLA would refuse (avals, ``GatherDimensionNumbers``)."""
     offset, collapsed, start_map = dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map
     obatch, ibatch = dn.operand_batching_dims, dn.start_indices_batching_dims
-    rank, vector_dim = len(operand.shape), len(indices.shape) - 1
-    if vector_dim < 0:
-        raise TypeError(
-            "Gather index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 "
-            "and gather index leaf dimension is -1."
-        )
+    rank, vector_dim = len(operand.shape), _index_vector_dim("gather", indices)
     _sorted(offset, "gather", "offset_dims")
     _unique(offset, "gather", "offset_dims")
     out_rank = len(offset) + vector_dim
@@ -134,12 +139,7 @@ def check_scatter(operand, indices, updates, dn) -> None:
         dn.scatter_dims_to_operand_dims,
     )
     obatch, ibatch = dn.operand_batching_dims, dn.scatter_indices_batching_dims
-    rank, vector_dim = len(operand.shape), len(indices.shape) - 1
-    if vector_dim < 0:
-        raise TypeError(
-            "Scatter index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 "
-            "and scatter index leaf dimension is -1."
-        )
+    rank, vector_dim = len(operand.shape), _index_vector_dim("scatter", indices)
     expected = vector_dim + len(window)
     if len(updates.shape) != expected:
         raise TypeError(f"Updates tensor must be of rank {expected}; got {len(updates.shape)}.")
