@@ -78,6 +78,7 @@ def checkpoint(
     prevent_cse: bool = True,
     policy: Callable[..., bool] | None = None,
     static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
     concrete: bool | None = None,
 ) -> Any:
     """Make ``fun`` recompute its intermediates in the backward pass instead of saving them.
@@ -94,8 +95,15 @@ def checkpoint(
         )
     if fun is None:
         return functools.partial(
-            checkpoint, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums
+            checkpoint,
+            prevent_cse=prevent_cse,
+            policy=policy,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
         )
+    # ``static_argnames`` is accepted and unused, as JAX 0.10.2's checkpoint leaves it (its
+    # remat3 path alone reads it, off by default): a keyword argument is traced like the others.
+    del static_argnames
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     try:
         traces = _traces.setdefault(fun, {})

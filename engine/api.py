@@ -195,7 +195,7 @@ def _lift_linearized(
     return tree_unflatten(out_tree, res)
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     """``(primals_out, f_vjp)`` where ``f_vjp(cotangent)`` pulls a cotangent back to the inputs.
     ``f_vjp`` is a pytree whose leaves are the residuals, as JAX lays them out
     (``engine.vjp_function``), so it linearizes even when nothing is traced.
@@ -206,6 +206,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     >>> jax.tree.leaves(f_vjp)   # (the one residual, cos(0.5))
     [Array(0.87758255, dtype=float32, weak_type=True)]
     """
+    if reduce_axes:  # (JAX 0.10.2 still takes the keyword, empty)
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated")
     return _vjp(fun, primals, has_aux, True)
 
 
@@ -435,7 +437,9 @@ def grad(
 # vmap.
 
 
-def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+def vmap(
+    fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None, sum_match=False
+):
     """Vectorize ``fun`` over a new leading (or ``in_axes``) axis of its arguments.
 
     >>> xs, w = jnp.arange(6.0).reshape(2, 3), jnp.ones(3)
@@ -512,7 +516,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None, s
             return [keystr(path) for path, _ in leaves]
 
         with core.source_info_context(None):
-            outs = batching.vmap_flat(flat, size, axis_name, in_dims, args_flat, out_dims_spec, out_paths)
+            outs = batching.vmap_flat(
+                flat, size, axis_name, in_dims, args_flat, out_dims_spec, out_paths, bool(sum_match)
+            )
         return tree_unflatten(out_store[0], outs)
 
     return vmap_f

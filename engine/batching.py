@@ -220,15 +220,22 @@ def vmap_flat(
     args: Sequence[Value],
     out_dims_spec: Callable[[int], Sequence[int | None]],
     out_paths: Callable[[int], Sequence[str]] | None = None,
+    sum_match: bool = False,
 ) -> list[Value]:
     """Run ``f`` batched; ``out_dims_spec(n_outs)`` gives where to put each output's batch axis
-    (``out_paths(n_outs)``, if given, the outputs' key paths that JAX's errors name)."""
+    (``out_paths(n_outs)``, if given, the outputs' key paths that JAX's errors name). With
+    ``sum_match`` (JAX's vmap keyword), a batched output wanted unbatched is summed over its axis."""
     # (the user's vmap is the caller naming its outputs' paths: its tracers note the calling line)
     vals_out, dims_out = vmap_traced(f, axis_size, axis_name, in_dims, args, out_paths is not None)
     wanted = out_dims_spec(len(vals_out))
     results = []
     for i, (v, d, w) in enumerate(zip(vals_out, dims_out, wanted)):
         if w is None:
+            if d is not not_mapped and sum_match:  # (as JAX's matchaxis: ``x.sum(d)``, jnp's sum)
+                from .numpy import sum as jnp_sum
+
+                results.append(jnp_sum(v, axis=d))
+                continue
             if d is not not_mapped and out_paths is not None:
                 raise ValueError(
                     f"at vmap out_axes{out_paths(len(vals_out))[i]}, got axis spec None but output was "

@@ -70,16 +70,16 @@ def _flag(name: str, enable: bool):
         config.update(name, before)
 
 
-def log_compiles(enable: bool = True):
+def log_compiles(new_val: bool = True):
     """Log (WARNING) each function ``jit`` traces and compiles while the block runs."""
-    return _flag("jax_log_compiles", enable)
+    return _flag("jax_log_compiles", new_val)
 
 
-def explain_cache_misses(enable: bool = True):
+def explain_cache_misses(new_val: bool = True):
     """Log (WARNING) why ``jit`` had to trace a function again while the block runs."""
-    return _flag("jax_explain_cache_misses", enable)
+    return _flag("jax_explain_cache_misses", new_val)
 
 
-def no_tracing(enable: bool = True):
+def no_tracing(new_val: bool = True):
     """Make ``jit`` raise instead of tracing a function (again) while the block runs."""
-    return _flag("jax_no_tracing", enable)
+    return _flag("jax_no_tracing", new_val)

@@ -322,7 +322,7 @@ def _option(name: str, value):
         config.update(name, prev)
 
 
-def numpy_rank_promotion(value: str):
+def numpy_rank_promotion(new_val: str):
     """Within the block, implicit rank promotion in jnp is ``"allow"``ed, ``"warn"``s or ``"raise"``s.
 
     >>> with jax.numpy_rank_promotion("raise"):
@@ -330,32 +330,32 @@ def numpy_rank_promotion(value: str):
     Array([[2., 2., 2.],
            [2., 2., 2.]], dtype=float32)
     """
-    return _option("jax_numpy_rank_promotion", value)
+    return _option("jax_numpy_rank_promotion", new_val)
 
 
-def numpy_dtype_promotion(value: str):
+def numpy_dtype_promotion(new_val: str):
     """Within the block, jnp promotes dtypes by JAX's ``"standard"`` lattice or ``"strict"``ly.
 
     >>> with jax.numpy_dtype_promotion("strict"):
     ...     jnp.float32(1) + 1  # a Python scalar still joins an array of its kind or above
     Array(2., dtype=float32)
     """
-    return _option("jax_numpy_dtype_promotion", value)
+    return _option("jax_numpy_dtype_promotion", new_val)
 
 
-def debug_nans(on: bool = True):
+def debug_nans(new_val: bool = True):
     """``jax_debug_nans`` inside the ``with`` block only (then back to what it was).
 
     >>> with jax.debug_nans(False):
     ...     print(jax.numpy.log(-1.0))
     nan
     """
-    return _option("jax_debug_nans", on)
+    return _option("jax_debug_nans", new_val)
 
 
-def debug_infs(on: bool = True):
+def debug_infs(new_val: bool = True):
     """``jax_debug_infs`` inside the ``with`` block only (then back to what it was)."""
-    return _option("jax_debug_infs", on)
+    return _option("jax_debug_infs", new_val)
 
 
 @contextmanager

@@ -9,6 +9,7 @@ compilation in ``jit_runtime`` (their public names are re-exported here).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect as _pyinspect
 import sys
@@ -658,6 +659,7 @@ def jit(
     inline: bool = False,
     in_shardings: Any = None,
     out_shardings: Any = None,
+    compiler_options: dict[str, Any] | None = None,  # (XLA's options: accepted, unused here)
 ) -> Any:  # a JitFunction (a ShardedJit with shardings; without ``fun``, a decorator making one)
     """Compile ``fun``: trace it once per input signature to a jaxpr, then run that.
 
@@ -695,7 +697,10 @@ def jit(
 
 
 def make_jaxpr(
-    fun: Callable[..., Any], static_argnums: int | Sequence[int] = (), return_shape: bool = False
+    fun: Callable[..., Any],
+    static_argnums: int | Sequence[int] = (),
+    axis_env: Sequence[tuple[Any, int]] | None = None,  # (named axes bound while tracing: psum's)
+    return_shape: bool = False,
 ) -> Callable[..., Any]:
     """A function that returns the jaxpr of ``fun`` at the given example arguments.
 
@@ -731,7 +736,11 @@ def make_jaxpr(
             return out_leaves
 
         on_mesh = mesh_shardings(leaves)
-        with staging_for_display():
+        with staging_for_display(), contextlib.ExitStack() as env:
+            from .lax.parallel import extend_axis_env
+
+            for name, size in axis_env or ():
+                env.enter_context(extend_axis_env(name, size))
             names = functools.partial(arg_names, fun, args, kwargs, static_argnums)  # (JAX's: for jit)
             closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh, (fun, "jit", names))
         types = None

@@ -209,12 +209,13 @@ def _seed(ctor_name: str, seed, impl: str = "threefry2x32"):
     return random_seed(seed, impl)
 
 
-def key_dtype(impl=None):
-    """The dtype of keys of the PRNG implementation ``impl`` (a name, or a key dtype).
+def key_dtype(impl_spec=None):
+    """The dtype of keys of the PRNG implementation ``impl_spec`` (a name, or a key dtype).
 
     >>> key_dtype("rbg")
     key<rbg>
     """
+    impl = impl_spec
     if isinstance(impl, rk.KeyTy):
         return impl
     if impl is not None and not isinstance(impl, str):
@@ -222,7 +223,7 @@ def key_dtype(impl=None):
     return rk.key_dtypes[_impl_name(impl)]
 
 
-def key(seed, *, impl=None):
+def key(seed, *, impl=None, dtype=None):
     """A typed PRNG key (dtype ``key<fry>``) from an integer seed; its data is ``PRNGKey(seed)``.
     ``impl`` may name another implementation: ``'rbg'`` or ``'unsafe_rbg'`` (XLA's bit generator).
 
@@ -232,6 +233,10 @@ def key(seed, *, impl=None):
       Array((), dtype=key<fry>) overlaying:
       [0 1]
     """
+    if dtype is not None:  # (JAX's newer spelling of ``impl``: a key dtype or its name)
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to jax.random.key")
+        impl = dtype
     return _seed("key", seed, _impl_name(impl))
 
 
@@ -570,14 +575,17 @@ def _randint(key, minval, maxval, shape, dtype):
 
 
 @with_out_sharding
-def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
-    """Booleans that are True with probability ``p``.
+def bernoulli(key, p=0.5, shape: Sequence[int] | None = None, mode: str = "low"):
+    """Booleans that are True with probability ``p``. ``mode='high'`` (JAX's) compares with two
+    uniforms' worth of bits, so that small ``p`` (below about 1e-7 in float32) are drawn right.
 
     Example:
 
       >>> bernoulli(PRNGKey(0), 0.3, (4,))
       Array([False, False, False, False], dtype=bool)
     """
+    if mode not in ("high", "low"):
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     if shape is not None:
         shape = _canon_shape(shape)
     typed, _ = _check_prng_key("bernoulli", key)
@@ -585,16 +593,21 @@ def bernoulli(key, p=0.5, shape: Sequence[int] | None = None):
     if dtype_kind(dtype) != "f":
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype) if isinstance(p, Tracer) else _operand(p, dtype)
-    return _bernoulli(typed, p, shape=shape)
+    return _bernoulli(typed, p, shape=shape, mode=mode)
 
 
-@staged_as_jit(static_argnames=("shape",))
-def _bernoulli(key, p, shape):
+@staged_as_jit(static_argnames=("shape", "mode"))
+def _bernoulli(key, p, shape, mode="low"):
     if shape is None:
         shape = _shape(p)
     else:
         _check_shape("bernoulli", shape, _shape(p))
-    return uniform(key, shape, core.get_aval(p).dtype) < p
+    dtype = core.get_aval(p).dtype
+    if mode == "high":  # u1 + u2 * 2**-nmant: a uniform with twice the bits, compared as u2' < p - u1
+        u1, u2 = uniform(key, (2, *shape), dtype)
+        u2 = u2 * np.asarray(2.0 ** -narrow_dtypes.finfo(dtype).nmant, dtype)
+        return u2 < p - u1
+    return uniform(key, shape, dtype) < p
 
 
 @with_out_sharding

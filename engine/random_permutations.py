@@ -187,8 +187,9 @@ def categorical(
     return lax.reshape(indices, shape, (n - 1, *range(n - 1)))  # the k draws lead
 
 
-def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):
-    """Random samples from ``a`` (an array, or ``arange(a)`` for an integer).
+def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0, mode=None):
+    """Random samples from ``a`` (an array, or ``arange(a)`` for an integer). ``mode``: the
+    ``gumbel`` mode of a draw with ``p`` and without replacement (JAX's), unused otherwise.
 
     Example:
 
@@ -240,7 +241,7 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
             r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
             ind = jnp.searchsorted(p_cuml, r).astype(int)
         else:
-            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype) + jnp.log(p_arr)
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
             ind = lax.top_k(g, k=n_draws)[1].astype(int)
         result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
     return result.reshape(

@@ -716,8 +716,8 @@ def make_mesh(
     return Mesh(grid.reshape(axis_shapes), axis_names, axis_types)
 
 
-def reshard(x, out_shardings):
-    """Move ``x`` (a pytree) to ``out_shardings`` (a sharding or a ``PartitionSpec`` over the
+def reshard(xs, out_shardings):
+    """Move ``xs`` (a pytree) to ``out_shardings`` (a sharding or a ``PartitionSpec`` over the
     current mesh): the values are unchanged, the pieces move between devices."""
     from . import core
     from .core import Tracer
@@ -736,7 +736,7 @@ def reshard(x, out_shardings):
             return bind_reshard(v, s)
         return put_sharded(v, s)
 
-    return tree_map(move, x)
+    return tree_map(move, xs)
 
 
 def with_out_sharding(fn):

@@ -102,11 +102,19 @@ def _binary(p):
         x, y = _binary_args(x, y, p.name)
         return p.bind(x, y)
 
-    def f_out_dtype(x, y):  # mul: JAX's out_dtype param, None (the operands' dtype)
+    def f_out_dtype(x, y, *, out_dtype=None):  # mul: JAX's out_dtype param
+        # (both operands converted to it, then multiplied, as JAX computes it; staged as converts
+        # and a mul, not JAX's mul[out_dtype=]: a gradient multiplies in out_dtype, then rounds)
+        if out_dtype is not None:
+            x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
         x, y = _binary_args(x, y, p.name)
         return p.bind(x, y, out_dtype=None)
 
-    f = f_out_dtype if p is ew.mul_p else f
+    def f_x1_x2(x1, x2):  # (nextafter: JAX's parameter names)
+        x1, x2 = _binary_args(x1, x2, p.name)
+        return p.bind(x1, x2)
+
+    f = f_out_dtype if p is ew.mul_p else f_x1_x2 if p is ew.nextafter_p else f
 
     f.__name__ = f.__qualname__ = p.name  # (repr shown as a jaxpr param: JAX's <function max at ..>)
     f.__doc__ = f"Elementwise ``{p.name}`` of two arrays of the same shape and dtype (scalars broadcast)."
@@ -223,8 +231,9 @@ def reciprocal(x):
     return integer_pow(x, -1)
 
 
-def convert_element_type(x, new_dtype, weak_type: bool = False):
-    """Cast ``x`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+    """Cast ``operand`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
+    x = operand
     new_dtype = core.canonical_dtype(new_dtype)
     if transfers.active[0] and isinstance(x, transfers.HOST_TYPES):
         # JAX converts an int, or a scalar made strong, on the host: what is transferred is the result
@@ -282,7 +291,7 @@ def _shape(sizes: Sequence) -> tuple:
 
 
 def broadcast_in_dim(
-    x: Value,
+    operand: Value,
     shape: Sequence[SupportsIndex],
     broadcast_dimensions: Sequence[SupportsIndex],
     out_sharding=None,
@@ -290,6 +299,7 @@ def broadcast_in_dim(
     """Broadcast ``x`` to ``shape``; operand axis ``i`` becomes output axis ``broadcast_dimensions[i]``.
     ``out_sharding`` (a sharding, or a ``PartitionSpec`` over the current mesh) lays the result out:
     staged, the equation carries it (its type shows it); eagerly the result is moved there."""
+    x = operand
     for d in shape:  # (JAX checks the shape's elements first, and names their types)
         if not isinstance(d, Tracer) and not (_dims.is_constant_dim(d) or _dims.is_symbolic_dim(d)):
             raise TypeError(
@@ -324,8 +334,9 @@ def broadcast_in_dim(
     )
 
 
-def broadcast(x, sizes):
+def broadcast(operand, sizes):
     """Add leading dimensions of ``sizes``."""
+    x = operand
     ndim = _aval(x).ndim
     return broadcast_in_dim(x, (*sizes, *_aval(x).shape), tuple(range(len(sizes), len(sizes) + ndim)))
 
@@ -405,9 +416,10 @@ def zeros_like_array(x):
     return full_like(x, 0)
 
 
-def reshape(x, new_sizes, dimensions=None, *, out_sharding=None):
-    """Reshape ``x`` (row-major); ``dimensions`` transposes first, as in JAX (one reshape equation
-    that carries the permutation)."""
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """Reshape ``operand`` (row-major); ``dimensions`` transposes first, as in JAX (one reshape
+    equation that carries the permutation)."""
+    x = operand
     new_sizes = _shape(new_sizes)
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
     if dims == tuple(range(len(_aval(x).shape))):
@@ -424,32 +436,35 @@ def reshape(x, new_sizes, dimensions=None, *, out_sharding=None):
     return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=layout)
 
 
-def transpose(x: Value, permutation: Sequence[int]) -> Value:
+def transpose(operand: Value, permutation: Sequence[int]) -> Value:
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(_aval(x).ndim)) and not isinstance(x, (int, float, bool, complex)):
-        return x
-    return st.transpose_p.bind(x, permutation=permutation)
+    if permutation == tuple(range(_aval(operand).ndim)) and not isinstance(
+        operand, (int, float, bool, complex)
+    ):
+        return operand
+    return st.transpose_p.bind(operand, permutation=permutation)
 
 
-def squeeze(x, dimensions):
-    """Remove the size-1 ``dimensions`` of ``x`` (negative ones count from the end).
+def squeeze(array, dimensions):
+    """Remove the size-1 ``dimensions`` of ``array`` (negative ones count from the end).
 
     >>> squeeze(jnp.ones((1, 3, 1)), (0, -1)).shape
     (3,)
     """
-    ndim = _aval(x).ndim
+    ndim = _aval(array).ndim
     dims = tuple(sorted(_dims.canonicalize_axis(d, ndim) for d in dimensions))
-    if not dims and not isinstance(x, (int, float, bool, complex)):
-        return x
-    return st.squeeze_p.bind(x, dimensions=dims)
+    if not dims and not isinstance(array, (int, float, bool, complex)):
+        return array
+    return st.squeeze_p.bind(array, dimensions=dims)
 
 
-def expand_dims(x: Value, dimensions: Sequence[int]) -> Value:
+def expand_dims(array: Value, dimensions: Sequence[int]) -> Value:
     """Insert size-1 dimensions at ``dimensions`` (positions in the result; negative allowed).
 
     >>> expand_dims(jnp.ones((2, 3)), (0, -1)).shape
     (1, 2, 3, 1)
     """
+    x = array
     if len(set(dimensions)) != len(dimensions):
         raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
     shape = list(_aval(x).shape)
@@ -494,10 +509,10 @@ def _axes(x, axes):
     return checked_axes(x, axes)
 
 
-def reduce_sum(x, axes, *, out_sharding=None):
-    axes = _axes(x, axes)
-    layout = _replicated_layout(out_sharding, _aval(x).ndim - len(axes), "reduce_sum")
-    return st.reduce_sum_p.bind(x, axes=axes, out_sharding=layout)
+def reduce_sum(operand, axes, *, out_sharding=None):
+    axes = _axes(operand, axes)
+    layout = _replicated_layout(out_sharding, _aval(operand).ndim - len(axes), "reduce_sum")
+    return st.reduce_sum_p.bind(operand, axes=axes, out_sharding=layout)
 
 
 def _replicated_layout(out_sharding, ndim: int, what: str):
@@ -523,12 +538,12 @@ def _replicated_layout(out_sharding, ndim: int, what: str):
     )
 
 
-def reduce_max(x, axes):
-    return st.reduce_max_p.bind(x, axes=_axes(x, axes))
+def reduce_max(operand, axes):
+    return st.reduce_max_p.bind(operand, axes=_axes(operand, axes))
 
 
-def reduce_min(x, axes):
-    return st.reduce_min_p.bind(x, axes=_axes(x, axes))
+def reduce_min(operand, axes):
+    return st.reduce_min_p.bind(operand, axes=_axes(operand, axes))
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):
@@ -566,12 +581,18 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     return st.dot_general_p.bind(lhs, rhs, **params)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
-    """Vector/matrix products of rank-1 and rank-2 arrays."""
-    ln = _aval(lhs).ndim
-    return dot_general(
-        lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type, out_sharding
-    )
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None, *, dimension_numbers=None):
+    """Vector/matrix products of rank-1 and rank-2 arrays, or ``dot_general``'s ``dimension_numbers``."""
+    if dimension_numbers is None:
+        ls, rs = _aval(lhs).shape, _aval(rhs).shape
+        if not (1 <= len(ls) <= 2 and 1 <= len(rs) <= 2 and ls[-1] == rs[0]):
+            msg = "simple un-batched matrix-matrix, matrix-vector, or vector-vector products;"
+            raise ValueError(
+                f"jax.lax.dot: dimension_numbers must be specified when not performing {msg}"
+                f" got lhs_shape={ls} rhs_shape={rs}"
+            )
+        dimension_numbers = (((len(ls) - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type, out_sharding)
 
 
 def clamp(min, x, max):

@@ -39,12 +39,28 @@ cond_p.weak_from_abstract_eval = True
 lowerings[cond_p] = Special(cond_p.name)  # compiled code lowers control flow itself
 
 
-def switch(index, branches, *operands):
+_NO_OPERAND = object()
+
+
+def _keyword_operand(operands, operand):
+    """JAX's ``operand=`` keyword: a single (pytree) operand passed by name."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError(
+            "if 'operand' keyword is passed then no positional operands can be passed, "
+            f"got {operand=} and positional operands {operands}"
+        )
+    return (operand,)
+
+
+def switch(index, branches, *operands, operand=_NO_OPERAND):
     """Apply ``branches[index](*operands)``, the index clamped into range.
 
     >>> switch(1, [lambda x: x + 1., lambda x: x * 2.], 3.)
     Array(6., dtype=float32, weak_type=True)
     """
+    operands = _keyword_operand(operands, operand)
     if np.ndim(index) != 0:
         raise TypeError(f"Branch index must be scalar, got {index} of shape {np.shape(index)}.")
     index_dtype = core.get_aval(index).dtype
@@ -156,13 +172,14 @@ def _check_branches(traced_for, branches, trees, out_avals):
         )
 
 
-def cond(pred, true_fun, false_fun, *operands):
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one primitive.
 
     >>> x = jnp.array(-2.0)
     >>> cond(x > 0, lambda x: x, lambda x: -x, x)
     Array(2., dtype=float32, weak_type=True)
     """
+    operands = _keyword_operand(operands, operand)
     aval = core.get_aval(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")

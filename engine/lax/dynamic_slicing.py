@@ -43,8 +43,10 @@ narrow_dtypes.keeps_narrow.update((dynamic_slice_p, dynamic_update_slice_p))
 core.eager_checked.update((dynamic_slice_p, dynamic_update_slice_p))
 
 
-def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice"):
-    """Negative start indices count from the end (as in JAX), then XLA clamps into bounds."""
+def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice", allow_negative=True):
+    """Negative start indices count from the end (as in JAX), then XLA clamps into bounds.
+    ``allow_negative``: JAX's ``allow_negative_indices``, a bool or one per dimension; where False,
+    a negative static start is refused and a traced one is left as it is (clamped to 0)."""
     shape = core.get_aval(operand).shape
     if len(start_indices) != len(shape):  # (JAX's words print the shape where they say dimensions)
         raise ValueError(
@@ -54,7 +56,11 @@ def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice"):
     _check_start_dtypes(name, start_indices)
     lax = _lax()
     out = []
-    for i, n in zip(start_indices, shape):
+    if isinstance(allow_negative, (bool, np.bool_)):
+        allow_negative = [bool(allow_negative)] * len(shape)
+    for i, n, negative_ok in zip(start_indices, shape, allow_negative):
+        if not negative_ok and isinstance(i, (int, np.integer)) and i < 0:
+            raise ValueError(f"Index {i} is out of bounds for dimension {n} if allow_negative_indices=False")
         if isinstance(i, (int, np.integer)):  # static: a constant of its canonical int dtype, as JAX
             d = core.canonical_dtype(np.asarray(i).dtype) if isinstance(i, np.integer) else None
             d = d if d is not None else core.default_dtype(int)
@@ -65,7 +71,7 @@ def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice"):
         aval = core.get_aval(i)
         if aval.shape != ():
             raise TypeError(f"dynamic_slice start indices must be integer scalars, got {aval.str_short()}")
-        if dtype_kind(aval.dtype) == "u":  # cannot be negative
+        if dtype_kind(aval.dtype) == "u" or not negative_ok:  # cannot be negative, or taken as it is
             out.append(i)
         elif isinstance(i, Tracer) or core.staging_anywhere[0]:
             # JAX adds the size with jnp's `+`, whose promotion makes a weak index strong first
@@ -86,7 +92,7 @@ def _dynamic_slice_indices(operand, start_indices, name="dynamic_slice"):
     return out
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     """A slice of static size ``slice_sizes`` starting at traced ``start_indices``.
 
     Starts are clamped so the slice fits, as in XLA:
@@ -94,7 +100,7 @@ def dynamic_slice(operand, start_indices, slice_sizes):
     >>> dynamic_slice(jnp.arange(5), (4,), (2,))
     Array([3, 4], dtype=int32)
     """
-    idx = _dynamic_slice_indices(operand, start_indices)
+    idx = _dynamic_slice_indices(operand, start_indices, allow_negative=allow_negative_indices)
     try:
         sizes = tuple(s if type(s) is int else dims.as_dim(s) for s in slice_sizes)
     except TypeError:  # (a size that is no integer: 2.0)
@@ -102,9 +108,9 @@ def dynamic_slice(operand, start_indices, slice_sizes):
     return dynamic_slice_p.bind(operand, *idx, slice_sizes=sizes)
 
 
-def dynamic_update_slice(operand, update, start_indices):
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     """``operand`` with ``update`` written at traced ``start_indices`` (clamped so it fits)."""
-    idx = _dynamic_slice_indices(operand, start_indices, "dynamic_update_slice")
+    idx = _dynamic_slice_indices(operand, start_indices, "dynamic_update_slice", allow_negative_indices)
     return dynamic_update_slice_p.bind(operand, update, *idx)
 
 
@@ -284,14 +290,18 @@ ad.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 batching.batch_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+def dynamic_slice_in_dim(
+    operand, start_index, slice_size: int, axis: int = 0, *, allow_negative_indices=True
+):
     """``dynamic_slice`` along one axis."""
     shape = core.get_aval(operand).shape
     starts = [0] * len(shape)
     sizes = list(shape)
+    allow = [False] * len(shape)  # (as JAX: only the sliced axis' start may count back)
     # (Python's list assignment says an axis is out of range, as in JAX; a negative one counts back)
     starts[int(axis)], sizes[int(axis)] = start_index, dims.as_dim(slice_size)
-    return dynamic_slice(operand, starts, sizes)
+    allow[int(axis)] = allow_negative_indices
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
 
 
 def _staged_as_jit(static_argnames):
@@ -314,26 +324,32 @@ def _staged_as_jit(static_argnames):
     return decorate
 
 
-@_staged_as_jit(static_argnames=("axis", "keepdims"))
-def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+@_staged_as_jit(static_argnames=("axis", "keepdims", "allow_negative_indices"))
+def dynamic_index_in_dim(
+    operand, index, axis: int = 0, keepdims: bool = True, *, allow_negative_indices=True
+):
     """The element at traced ``index`` along ``axis``."""
-    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    out = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
     return out if keepdims else _lax().squeeze(out, (int(axis),))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *, allow_negative_indices=True):
     """``dynamic_update_slice`` along one axis."""
     ndim = core.get_aval(operand).ndim
     starts = [0] * ndim
     starts[int(axis)] = start_index  # (Python's IndexError for an axis out of range, as in JAX)
-    return dynamic_update_slice(operand, update, starts)
+    allow = [False] * ndim
+    allow[int(axis)] = allow_negative_indices
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
 
 
-@_staged_as_jit(static_argnames=("axis",))
-def dynamic_update_index_in_dim(operand, update, index, axis: int):
+@_staged_as_jit(static_argnames=("axis", "allow_negative_indices"))
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *, allow_negative_indices=True):
     """Write ``update`` (without the ``axis`` dimension, or with it of size 1) at ``index``."""
     ndim = core.get_aval(operand).ndim
     axis = int(axis)
     if core.get_aval(update).ndim == ndim - 1:
         update = _lax().expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(operand, update, index, axis)
+    return dynamic_update_slice_in_dim(
+        operand, update, index, axis, allow_negative_indices=allow_negative_indices
+    )

@@ -543,13 +543,22 @@ def pmin(x, axis_name, *, axis_index_groups=None):
     return tree_map(lambda v: pmin_p.bind(v, axes=_bound(axis_name), **_NO_GROUPS), x)
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member receives all members' ``x``, stacked at ``axis`` (concatenated if ``tiled``).
+    ``to``: JAX's output type, ``'varying'`` (the default) only here: JAX's ``'invarying'`` and
+    ``'reduced'`` (other primitives, other varying-axes types) are refused.
 
     >>> jax.pmap(lambda x: all_gather(x, 'i'), axis_name='i')(jnp.arange(2.))
     Array([[0., 1.],
            [0., 1.]], dtype=float32)
     """
+    if to not in ("varying", "reduced", "invarying"):
+        raise ValueError(
+            "Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: "
+            "{'varying', 'reduced', 'invarying'}"
+        )
+    if to != "varying":
+        raise NotImplementedError(f"lax.all_gather(to={to!r}) is not implemented (only to='varying')")
     _no_groups(axis_index_groups)
     n = axis_size(axis_name)
 

@@ -41,8 +41,10 @@ lowerings[scan_p] = Special(scan_p.name)  # compiled code lowers control flow it
 ir.pp_params_rules[scan_p] = lambda eqn: sorted({"unroll": 1, **eqn.params}.items())
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns ``(carry, stacked ys)``.
+    (``_split_transpose``, JAX's experimental layout of the transposed scan, is accepted and
+    unused: the values do not depend on it.)
 
     >>> scan(lambda c, x: (c + x, c * x), 0., jnp.arange(3.))
     (Array(3., dtype=float32), Array([0., 0., 2.], dtype=float32))

@@ -361,22 +361,37 @@ def erfc(x):
     return erfc_p.bind(x)
 
 
-def _binary(p):
-    def f(x, y):
-        from .api import _binary_args
+def _bind2(p, x, y):
+    from .api import _binary_args
 
-        x, y = _binary_args(x, y, p.name)
-        return p.bind(x, y)
-
-    f.__name__ = p.name
-    return f
+    x, y = _binary_args(x, y, p.name)
+    return p.bind(x, y)
 
 
-igamma = _binary(igamma_p)
-igammac = _binary(igammac_p)
-igamma_grad_a = _binary(igamma_grad_a_p)
-polygamma = _binary(polygamma_p)
-zeta = _binary(zeta_p)
+# (parameters named as JAX names them, so keyword calls work)
+def igamma(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return _bind2(igamma_p, a, x)
+
+
+def igammac(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _bind2(igammac_p, a, x)
+
+
+def igamma_grad_a(a, x):
+    """The derivative of ``igamma(a, x)`` with respect to ``a``."""
+    return _bind2(igamma_grad_a_p, a, x)
+
+
+def polygamma(m, x):
+    """The ``m``-th derivative of the digamma function at ``x``."""
+    return _bind2(polygamma_p, m, x)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function: the sum over ``n >= 0`` of ``(n + q) ** -x``."""
+    return _bind2(zeta_p, x, q)
 
 
 def betainc(a, b, x):

@@ -73,7 +73,7 @@ def angle(z, deg: bool = False):
 
 
 @staged_as_jit
-def iscomplex(x, /):
+def iscomplex(x):
     """True where the imaginary part is nonzero.
 
     >>> jnp.iscomplex(jnp.array([1.0, 1j]))
@@ -84,7 +84,7 @@ def iscomplex(x, /):
 
 
 @staged_as_jit
-def isreal(x, /):
+def isreal(x):
     """True where the imaginary part is zero.
 
     >>> jnp.isreal(jnp.array([1.0, 1j]))

@@ -255,9 +255,9 @@ def ones_like(a, dtype=None, shape=None):
     return laid_out_like(a, lax.full(s, 1, d, weak), weak)
 
 
-def empty_like(a, dtype=None, shape=None):
+def empty_like(prototype, dtype=None, shape=None):
     # (JAX's empty_like names ones_like in its warning)
-    return zeros_like(a, None if dtype is None else _default_dtype(dtype, "ones_like"), shape)
+    return zeros_like(prototype, None if dtype is None else _default_dtype(dtype, "ones_like"), shape)
 
 
 @with_out_sharding

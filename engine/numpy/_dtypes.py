@@ -371,8 +371,8 @@ def _is_narrow_like(x) -> bool:
         return False
 
 
-def isdtype(dtype_, kind) -> bool:
-    d = to_dtype(dtype_)
+def isdtype(dtype, kind) -> bool:
+    d = to_dtype(dtype)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     names = {
         "bool": "b",

@@ -136,3 +136,35 @@ def tensorsolve(a, b, axes=None):
             f" got a.shape={a.shape}, b.ndim={b.ndim}."
         )
     return solve(a.reshape(b.size, math.prod(out_shape)), b.ravel()).reshape(out_shape)
+
+
+# jnp.linalg's own products: JAX's array-API signatures (operands positional-only), over jnp's.
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """The matrix product of ``x1`` and ``x2`` (``jnp.matmul``)."""
+    from ._contract import matmul as _matmul
+
+    check_arraylike("jnp.linalg.matmul", x1, x2)
+    return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def outer(x1, x2, /):
+    """The outer product of two one-dimensional arrays."""
+    from ._contract import outer as _outer
+
+    check_arraylike("jnp.linalg.outer", x1, x2)
+    x1, x2 = as_operand(x1), as_operand(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(
+            f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} x2.ndim={x2.ndim}"
+        )
+    return _outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, **kwargs):
+    """``jnp.tensordot`` with ``axes`` by keyword (``kwargs``: jnp.tensordot's other keywords)."""
+    from ._contract import tensordot as _tensordot
+
+    check_arraylike("jnp.linalg.tensordot", x1, x2)
+    return _tensordot(
+        x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type, **kwargs
+    )

@@ -65,10 +65,10 @@ def bitwise_not(x, /):
 invert = bitwise_invert = bitwise_not
 
 
-def left_shift(x1, x2, /):
+def left_shift(x, y, /):
     # numeric promotion, as JAX's: bools shift as int32 (True << True is 2)
-    x1, x2 = promote_args_numeric("left_shift", x1, x2)
-    return lax.shift_left(x1, x2)
+    x, y = promote_args_numeric("left_shift", x, y)
+    return lax.shift_left(x, y)
 
 
 def right_shift(x1, x2, /):

@@ -175,9 +175,11 @@ def unique(
     equal_nan: bool = True,
     size=None,
     fill_value=None,
+    sorted: bool = True,
 ):
     """Sorted unique values: the result's size depends on the values, so under tracing only the
     values with a static ``size`` (padded with ``fill_value``, default the smallest value).
+    ``sorted`` is accepted and unused, as in JAX: the values always come sorted.
 
     >>> jax.jit(lambda x: jnp.unique(x, size=4))(jnp.array([3, 1, 3, 2]))
     Array([1, 2, 3, 1], dtype=int32)
@@ -482,24 +484,29 @@ def _zero_at(a, i):
     return a.at[i].set(0)
 
 
-def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False, *, method="auto"):
     """Whether each element of ``element`` occurs in ``test_elements``: JAX's jitted ``_in1d`` on
-    both raveled (all against all), reshaped back.
+    both raveled, reshaped back. ``method``: JAX's ``'compare_all'`` (all against all; ``'auto'``),
+    ``'binary_search'`` or ``'sort'``.
 
     >>> jnp.isin(jnp.array([1, 2, 3]), jnp.array([3, 1]))
     Array([ True, False,  True], dtype=bool)
     """
     check_arraylike("isin", element, test_elements)
-    result = _in1d(element, test_elements, invert=invert, assume_unique=assume_unique)
+    result = _in1d(element, test_elements, invert=invert, method=method, assume_unique=assume_unique)
     return reshape(result, np.shape(element))
 
 
-@staged_as_jit(static_argnames=("assume_unique", "invert"))
-def _in1d(ar1, ar2, invert, assume_unique=False):
+@staged_as_jit(static_argnames=("assume_unique", "invert", "method"))
+def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
     arr1, arr2 = promote_dtypes(as_operand(ar1), as_operand(ar2))
     arr1, arr2 = ravel(arr1), ravel(arr2)
     if arr1.size == 0 or arr2.size == 0:
         return lax.full(arr1.shape, invert, np.bool_)
+    if method not in ("auto", "compare_all"):
+        from ._isin_methods import in1d_by
+
+        return in1d_by(method, arr1, arr2, invert, assume_unique)
     a = lax.broadcast_in_dim(arr1, (arr1.shape[0], 1), (0,))
     b = lax.broadcast_in_dim(arr2, (1, arr2.shape[0]), (1,))
     if invert:

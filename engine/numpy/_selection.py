@@ -51,7 +51,7 @@ minimum = _binary("minimum", _minimum, _numpy_minmax(np.minimum, False), "fiub")
 
 
 @staged_as_jit
-def fmax(x1, x2, /):
+def fmax(x1, x2):
     """Elementwise maximum that ignores NaNs.
 
     >>> jnp.fmax(jnp.array([1.0, jnp.nan]), 0.5)
@@ -63,7 +63,7 @@ def fmax(x1, x2, /):
 
 
 @staged_as_jit
-def fmin(x1, x2, /):
+def fmin(x1, x2):
     """Elementwise minimum that ignores NaNs.
 
     >>> jnp.fmin(jnp.array([1.0, jnp.nan]), 0.5)

@@ -96,7 +96,9 @@ def _take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_so
     )
 
 
-def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
+def take_along_axis(
+    arr, indices, axis: int | None = -1, mode=None, fill_value=None, *, wrap_negative_indices=None
+):
     """Pick ``arr`` values at ``indices`` along ``axis``; the other axes are matched (broadcast).
 
     >>> x = jnp.array([[3, 1], [0, 5]])
@@ -104,11 +106,16 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
     Array([[1, 3],
            [0, 5]], dtype=int32)
     """
-    return _take_along_axis(as_operand(arr), as_operand(indices), axis, mode=mode, fill_value=fill_value)
+    a, i = as_operand(arr), as_operand(indices)
+    return _take_along_axis(
+        a, i, axis, mode=mode, fill_value=fill_value, wrap_negative_indices=wrap_negative_indices
+    )
 
 
-@staged_as_jit(name="take_along_axis", static_argnames=("axis", "mode", "fill_value"))
-def _take_along_axis(a, indices, axis, mode=None, fill_value=None):
+@staged_as_jit(
+    name="take_along_axis", static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices")
+)
+def _take_along_axis(a, indices, axis, mode=None, fill_value=None, wrap_negative_indices=None):
     from ._promote import canonicalize_axis
     from ._shape import ravel
 
@@ -130,7 +137,8 @@ def _take_along_axis(a, indices, axis, mode=None, fill_value=None):
     out_shape = broadcast_shapes(idx_shape, arr_shape)
     if axis_size == 0:
         return lax.full(out_shape, 0, a.dtype)
-    wrap = mode != "promise_in_bounds"
+    # (JAX's: negative indices wrap, unless told not to or, by default, under promise_in_bounds)
+    wrap = mode != "promise_in_bounds" if wrap_negative_indices is None else wrap_negative_indices
     if wrap:
         # (JAX's: any integer type is made int32, signed, before negative indices wrap)
         indices = _normalize_index(convert(indices, _INT32), axis_size)

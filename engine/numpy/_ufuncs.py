@@ -213,9 +213,9 @@ def power(x1, x2, /):
 pow = power
 
 
-def float_power(x1, x2, /):
-    x1, x2 = promote_args_inexact("float_power", x1, x2)
-    return lax.pow(x1, x2)
+def float_power(x, y, /):
+    x, y = promote_args_inexact("float_power", x, y)
+    return lax.pow(x, y)
 
 
 def negative(x, /):
@@ -304,7 +304,13 @@ def _trunc(x):
     return _where(lax.lt(x, _const(x, 0)), lax.ceil(x), lax.floor(x))
 
 
-trunc = staged_as_jit(_integral_identity("trunc", _trunc))
+_trunc_positional = _integral_identity("trunc", _trunc)
+
+
+@staged_as_jit
+def trunc(x):  # (JAX's trunc takes ``x`` by keyword too)
+    """Elementwise ``trunc``; integers are returned unchanged."""
+    return _trunc_positional(x)
 
 
 @staged_as_jit(static_argnames=("decimals",))
@@ -642,9 +648,9 @@ def heaviside(x1, x2, /):
 # --- floating-point and integer helpers -------------------------------------------------------
 
 
-def nextafter(x1, x2, /):
-    x1, x2 = promote_args_inexact("nextafter", x1, x2)
-    return lax.nextafter(x1, x2)
+def nextafter(x, y, /):
+    x, y = promote_args_inexact("nextafter", x, y)
+    return lax.nextafter(x, y)
 
 
 @staged_as_jit
@@ -662,7 +668,7 @@ def modf(x, /, out=None):
 
 
 @staged_as_jit
-def gcd(x1, x2, /):
+def gcd(x1, x2):
     """Greatest common divisor of integers (Euclid's algorithm in a while_loop, as JAX).
 
     >>> jnp.gcd(jnp.array([12, -18, 0]), 8)
@@ -692,7 +698,7 @@ def _gcd_body(xs):
 
 
 @staged_as_jit
-def lcm(x1, x2, /):
+def lcm(x1, x2):
     """Least common multiple of integers.
 
     >>> jnp.lcm(jnp.array([4, 6]), 6)

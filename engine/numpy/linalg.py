@@ -10,7 +10,7 @@ from .. import lax
 from ..core import Array
 from ..lax import linalg as lax_linalg
 from . import _det
-from ._contract import matmul, outer, tensordot, vecdot  # noqa: F401
+from ._contract import matmul as _jnp_matmul, vecdot  # noqa: F401
 from ._diagonal import diagonal as _diagonal
 from ._diagonal import trace as _trace
 from ._promote import as_operand, canonicalize_axis, check_arraylike, promote_dtypes_inexact
@@ -218,7 +218,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
 def _lu_solve(lu_, perm, b, vector: bool):
     """Solve ``a x = b`` from ``a``'s packed LU factors (``b`` has a trailing column axis)."""
 
-    pb = matmul(lax_linalg.permutation_matrix(perm, b.dtype), b)
+    pb = _jnp_matmul(lax_linalg.permutation_matrix(perm, b.dtype), b)
     y = lax_linalg.triangular_solve(lu_, pb, left_side=True, lower=True, unit_diagonal=True)
     x = lax_linalg.triangular_solve(lu_, y, left_side=True, lower=False)
     return lax.squeeze(x, (x.ndim - 1,)) if vector else x
@@ -533,7 +533,7 @@ def _pinv(a, rtol=None, hermitian=False):
     rtol = lax.expand_dims(rtol[..., np.newaxis], tuple(range(s.ndim - rtol.ndim - 1)))
     cutoff = rtol * s[..., 0:1]
     s = where(s > cutoff, s, np.inf).astype(u.dtype)
-    res = matmul(
+    res = _jnp_matmul(
         matrix_transpose(vh), divide(matrix_transpose(u), s[..., np.newaxis]), precision=lax.Precision.HIGHEST
     )
     return lax.convert_element_type(res, arr.dtype)
@@ -557,7 +557,7 @@ def _pinv_custom_jvp():
             m, n = a.shape[-2:]
 
             def mm(x, y):  # (JAX's rule runs at default_matmul_precision("float32"): HIGHEST)
-                return matmul(x, y, precision=lax.Precision.HIGHEST)
+                return _jnp_matmul(x, y, precision=lax.Precision.HIGHEST)
 
             if m >= n:
                 s = mm(mm(p, _H(p)), _H(a_dot))
@@ -622,12 +622,12 @@ def _lstsq(a, b, rcond, *, numpy_resid: bool = False):
         safe_s = where(mask, s, 1).astype(a.dtype)
         s_inv = where(mask, 1 / safe_s, 0)[:, np.newaxis]
         # (JAX's u.conj().T: the conj before the transpose, unlike _H, as its jaxpr shows)
-        u_t_b = matmul(_conj(u).T, b, precision=lax.Precision.HIGHEST)
-        x = matmul(_conj(vt).T, s_inv * u_t_b, precision=lax.Precision.HIGHEST)
+        u_t_b = _jnp_matmul(_conj(u).T, b, precision=lax.Precision.HIGHEST)
+        x = _jnp_matmul(_conj(vt).T, s_inv * u_t_b, precision=lax.Precision.HIGHEST)
     if numpy_resid and (int(rank) < n or m <= n):
         resid = asarray([], a.dtype)
     else:
-        resid = norm(b - matmul(a, x, precision=lax.Precision.HIGHEST), axis=0) ** 2
+        resid = norm(b - _jnp_matmul(a, x, precision=lax.Precision.HIGHEST), axis=0) ** 2
     if vector:
         x = ravel(x)
     return x, resid, rank, s
@@ -661,13 +661,13 @@ def matrix_power(a, n: int):
     if n < 0:
         a, n = inv(a), -n
     if n == 3:  # JAX special-cases the cube as (a @ a) @ a
-        return matmul(matmul(a, a), a)
+        return _jnp_matmul(_jnp_matmul(a, a), a)
     result, z = None, None
     while n:
-        z = a if z is None else matmul(z, z)
+        z = a if z is None else _jnp_matmul(z, z)
         n, bit = divmod(n, 2)
         if bit:
-            result = z if result is None else matmul(result, z)
+            result = z if result is None else _jnp_matmul(result, z)
     return result
 
 
@@ -698,3 +698,4 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
 
 
 from ._linalg_more import cond, cross, multi_dot, tensorinv, tensorsolve  # noqa: E402,F401
+from ._linalg_more import matmul, outer, tensordot  # noqa: E402,F401

@@ -168,9 +168,11 @@ def _canonical(x) -> np.ndarray:
     return core.to_numpy(x) if not isinstance(x, np.ndarray) else core._canonical_np(x)
 
 
-def device_put(x, device=None, *, donate=False, may_alias=None):
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Put ``x`` (a pytree) on ``device`` (default: device 0), or lay it out by a sharding (a
     ``NamedSharding``, or a ``PartitionSpec`` over the current mesh); the result stays there until read.
+    ``src`` (JAX's: where ``x`` is now, for transfers between hosts) is accepted and unused: every
+    array here knows its own devices, and the result does not depend on it.
 
     >>> y = device_put(jnp.ones(3), jax.devices()[1])
     >>> y.devices()

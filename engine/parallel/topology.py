@@ -142,13 +142,19 @@ def requested_device_count() -> int:
     return DEFAULT_DEVICE_COUNT
 
 
-def device_count() -> int:
-    """The number of simulated devices.
+def _check_backend(backend) -> None:
+    if backend not in (None, "cpu"):
+        raise RuntimeError(f"Unknown backend {backend!r}: the engine has the 'cpu' backend only")
+
+
+def device_count(backend=None) -> int:
+    """The number of simulated devices (``backend``: ``'cpu'``, the only one, or None).
 
     >>> device_count()
     8
     """
     global _count
+    _check_backend(backend)
     if _count is None:
         _count = requested_device_count()
     return _count
@@ -188,8 +194,21 @@ def devices(backend=None) -> list[Device]:
     return [get_device(i) for i in range(device_count())]
 
 
-def local_devices(process_index=None, backend=None) -> list[Device]:
-    """The devices of this process (all of them: there is one host)."""
+def local_devices(process_index=None, backend=None, host_id=None) -> list[Device]:
+    """The devices of this process (all of them: there is one host, process 0). ``host_id``:
+    JAX's deprecated name of ``process_index`` (with JAX's warning)."""
+    if host_id is not None:
+        import warnings
+
+        warnings.warn(
+            "The argument to jax.local_devices has been renamed from `host_id` to `process_index`. "
+            "This alias will eventually be removed; please update your code.",
+            stacklevel=2,
+        )
+        process_index = host_id
+    _check_backend(backend)
+    if process_index is not None and not 0 <= process_index < process_count(backend):
+        raise ValueError(f"Unknown process_index {process_index}")
     return devices()
 
 

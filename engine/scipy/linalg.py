@@ -16,8 +16,21 @@ from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..numpy._promote import check_arraylike, promote_dtypes_inexact
 from ..numpy._staged import staged_as_jit
-from ..numpy.linalg import det, inv, pinv  # noqa: F401  (same functions as numpy's)
+from ..numpy import linalg as _np_linalg
+from ..numpy.linalg import pinv  # noqa: F401  (the same function as numpy's)
 from .linalg_expm import expm  # noqa: F401
+
+
+# (``overwrite_a`` and ``check_finite`` are scipy's keywords: accepted and unused, as in JAX, which
+# never overwrites its input and does not check it for infinities or NaNs)
+def det(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The determinant of ``a`` (``jnp.linalg.det``)."""
+    return _np_linalg.det(a)
+
+
+def inv(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The inverse of ``a`` (``jnp.linalg.inv``)."""
+    return _np_linalg.inv(a)
 
 
 def _inexact(name, *args):

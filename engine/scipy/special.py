@@ -46,9 +46,9 @@ def _unary(name, lax_fn, doc):
 
 
 def _binary(name, lax_fn, doc):
-    def f(x, y):
-        x, y = promote_args_inexact(name, x, y)
-        return lax_fn(x, y)
+    def f(a, x):  # (JAX's parameter names: gammainc(a, x), gammaincc(a, x))
+        a, x = promote_args_inexact(name, a, x)
+        return lax_fn(a, x)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
