@@ -16,6 +16,7 @@ from . import elementwise as ew
 from .accuracy import OPS as ACCURACY_OPS
 from . import structural as st
 from .same_dtypes import check_same_dtypes
+from .joining import concatenate, split, stack, unstack  # noqa: F401  (with their primitives)
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -678,50 +679,6 @@ def rev(operand, dimensions):
     )
 
 
-def concatenate(operands, dimension: int):
-    """Join arrays along an existing ``dimension``.
-
-    >>> concatenate([jnp.zeros(2), jnp.ones(1)], 0)
-    Array([0., 0., 1.], dtype=float32)
-    """
-    operands = list(operands)
-    if len(operands) == 1 and not isinstance(operands[0], (int, float, bool, complex)):
-        return operands[0]
-    if not operands:
-        raise ValueError("concatenate requires a non-empty sequence of operands")
-    dimension, ndim = int(dimension), _aval(operands[0]).ndim
-    # (a negative dimension counts from the end: JAX's shape rule refuses it, the engine's own
-    # callers pass them; out of range either way is the rule's error)
-    return st.concatenate_p.bind(
-        *operands, dimension=dimension + ndim if -ndim <= dimension < 0 else dimension
-    )
-
-
-def stack(operands, axis: int = 0):
-    """Stack equal-shaped ``operands`` along a new ``axis`` (one ``stack`` equation, as JAX).
-
-    >>> stack([jnp.zeros(2), jnp.ones(2)], axis=1).shape
-    (2, 2)
-    """
-    operands = list(operands)
-    if not operands:
-        raise ValueError("Need at least one array to stack.")
-    ndim = _aval(operands[0]).ndim
-    if not -ndim - 1 <= axis <= ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim + 1}")
-    return st.stack_p.bind(*operands, axis=int(axis) % (ndim + 1))
-
-
-def unstack(x, axis: int = 0):
-    """The slices of ``x`` along ``axis``, as a tuple; the inverse of ``stack``.
-
-    >>> len(unstack(jnp.ones((3, 2))))
-    3
-    """
-    ndim = _aval(x).ndim
-    return tuple(st.unstack_p.bind(x, axis=_dims.canonicalize_axis(axis, ndim)))
-
-
 def tile(operand, reps):
     """``operand`` repeated ``reps[i]`` times along each axis ``i`` (``len(reps) == operand.ndim``).
 
@@ -729,16 +686,6 @@ def tile(operand, reps):
     Array([1, 2, 1, 2], dtype=int32)
     """
     return st.tile_p.bind(operand, reps=_shape(reps))
-
-
-def split(operand, sizes, axis: int = 0):
-    """Cut ``operand`` along ``axis`` into pieces of ``sizes``; the inverse of ``concatenate``."""
-    ndim = _aval(operand).ndim
-    # (numpy integers stay as given: JAX prints jnp.split's sizes as np.int64(2))
-    sizes = tuple(d if isinstance(d, np.integer) else _shape((d,))[0] for d in sizes)
-    return list(
-        st.split_p.bind(operand, sizes=sizes, axis=_dims.canonicalize_axis(axis, ndim))
-    )  # (a list, as JAX's)
 
 
 def pad(operand, padding_value, padding_config):

@@ -1,11 +1,11 @@
 """Joining and splitting arrays: the concatenate, split, stack, unstack and tile primitives, with
-their rules."""
+their rules, and lax's concatenate, stack, unstack and split."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core, narrow_dtypes
+from .. import ad, batching, core, dims, narrow_dtypes
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray
 from .same_dtypes import check_same_dtypes
@@ -219,3 +219,58 @@ batching.batch_rules[tile_p] = _tile_batch
 
 # Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
 narrow_dtypes.keeps_narrow.update((concatenate_p, split_p, stack_p, unstack_p, tile_p))
+
+
+# --- the public functions ----------------------------------------------------------------------
+
+
+def concatenate(operands, dimension: int):
+    """Join arrays along an existing ``dimension``.
+
+    >>> concatenate([jnp.zeros(2), jnp.ones(1)], 0)
+    Array([0., 0., 1.], dtype=float32)
+    """
+    operands = list(operands)
+    if len(operands) == 1 and not isinstance(operands[0], (int, float, bool, complex)):
+        return operands[0]
+    if not operands:
+        raise ValueError("concatenate requires a non-empty sequence of operands")
+    dimension, ndim = int(dimension), core.get_aval(operands[0]).ndim
+    # (a negative dimension counts from the end: JAX's shape rule refuses it, the engine's own
+    # callers pass them; out of range either way is the rule's error)
+    return concatenate_p.bind(*operands, dimension=dimension + ndim if -ndim <= dimension < 0 else dimension)
+
+
+def stack(operands, axis: int = 0):
+    """Stack equal-shaped ``operands`` along a new ``axis`` (one ``stack`` equation, as JAX).
+
+    >>> stack([jnp.zeros(2), jnp.ones(2)], axis=1).shape
+    (2, 2)
+    """
+    operands = list(operands)
+    if not operands:
+        raise ValueError("Need at least one array to stack.")
+    ndim = core.get_aval(operands[0]).ndim
+    if not -ndim - 1 <= axis <= ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim + 1}")
+    return stack_p.bind(*operands, axis=int(axis) % (ndim + 1))
+
+
+def unstack(x, axis: int = 0):
+    """The slices of ``x`` along ``axis``, as a tuple; the inverse of ``stack``.
+
+    >>> len(unstack(jnp.ones((3, 2))))
+    3
+    """
+    ndim = core.get_aval(x).ndim
+    return tuple(unstack_p.bind(x, axis=dims.canonicalize_axis(axis, ndim)))
+
+
+def split(operand, sizes, axis: int = 0):
+    """Cut ``operand`` along ``axis`` into pieces of ``sizes``; the inverse of ``concatenate``."""
+    ndim = core.get_aval(operand).ndim
+    # (numpy integers stay as given: JAX prints jnp.split's sizes as np.int64(2))
+    sizes = tuple(d if isinstance(d, np.integer) else _lax()._shape((d,))[0] for d in sizes)
+    return list(
+        split_p.bind(operand, sizes=sizes, axis=dims.canonicalize_axis(axis, ndim))
+    )  # (a list, as JAX's)
