@@ -19,6 +19,7 @@ import numpy as np
 from . import core, lax
 from . import random_keys as rk
 from .numpy._staged import staged_as_jit
+from .sharding import with_out_sharding
 from .random import _canon_shape, _check_prng_key, _check_shape, _split, split, uniform
 
 
@@ -35,6 +36,7 @@ def _isnan(x):
 # --- Poisson ---------------------------------------------------------------------------------
 
 
+@with_out_sharding
 def poisson(key, lam, shape: Sequence[int] | None = None, dtype=None):
     """Poisson(``lam``) counts (int32 by default); ``shape`` defaults to ``lam``'s shape."""
     jnp = _jnp()

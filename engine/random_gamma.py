@@ -23,6 +23,7 @@ import numpy as np
 from . import ad, batching, core, lax, narrow_dtypes
 from .core import Array
 from .numpy._staged import staged_as_jit
+from .sharding import with_out_sharding
 from .random import (
     _canon_shape,
     _check_prng_key,
@@ -179,6 +180,7 @@ def _gamma_jvp(tangent, ans, key, a, *, log_space):
 ad.defjvp2(random_gamma_p, None, _gamma_jvp)
 
 
+@with_out_sharding
 def gamma(key, a, shape: Sequence[int] | None = None, dtype=None):
     """Gamma(``a``) samples (unit scale); ``shape`` defaults to ``a``'s shape."""
     typed, _ = _check_prng_key("gamma", key)
@@ -186,6 +188,7 @@ def gamma(key, a, shape: Sequence[int] | None = None, dtype=None):
     return _gamma(typed, a, shape=None if shape is None else _canon_shape(shape), dtype=dtype)
 
 
+@with_out_sharding
 def loggamma(key, a, shape: Sequence[int] | None = None, dtype=None):
     """Logarithms of Gamma(``a``) samples, drawn in log space (accurate for small ``a``)."""
     typed, _ = _check_prng_key("loggamma", key)
@@ -211,6 +214,7 @@ def _gamma(key, a, shape, dtype, log_space=False):
 # --- samplers drawn from gamma samples ---------------------------------------------------------
 
 
+@with_out_sharding
 def beta(key, a, b, shape: Sequence[int] | None = None, dtype=None):
     """Beta(``a``, ``b``) samples: ``Ga / (Ga + Gb)`` from log-gamma draws (no underflow)."""
     typed, _ = _check_prng_key("beta", key)
@@ -233,6 +237,7 @@ def _beta(key, a, b, shape, dtype):
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+@with_out_sharding
 def dirichlet(key, alpha, shape: Sequence[int] | None = None, dtype=None):
     """Dirichlet(``alpha``) samples over ``alpha``'s last axis: a softmax of log-gamma draws."""
     typed, _ = _check_prng_key("dirichlet", key)
@@ -254,6 +259,7 @@ def _dirichlet(key, alpha, shape, dtype):
     return softmax(loggamma(key, alpha, shape + tuple(np.shape(alpha)[-1:]), dtype), -1)
 
 
+@with_out_sharding
 def t(key, df, shape: Sequence[int] | None = None, dtype=None):
     """Student's t samples with ``df`` degrees of freedom: ``n * sqrt(df / 2 / g)``."""
     typed, _ = _check_prng_key("t", key)
@@ -273,6 +279,7 @@ def _t(key, df, shape, dtype):
     return n * jnp.sqrt(half_df / g)
 
 
+@with_out_sharding
 def chisquare(key, df, shape: Sequence[int] | None = None, dtype=None):
     """Chi-square samples with ``df`` degrees of freedom: twice a Gamma(df / 2) draw."""
     typed, _ = _check_prng_key("chisquare", key)
@@ -290,6 +297,7 @@ def _chisquare(key, df, shape, dtype):
     return lax.mul(jnp.exp(log_g), two)
 
 
+@with_out_sharding
 def f(key, dfnum, dfden, shape: Sequence[int] | None = None, dtype=None):
     """F samples: the ratio of two chi-square draws, each over its degrees of freedom."""
     typed, _ = _check_prng_key("f", key)
@@ -307,6 +315,7 @@ def _f(key, dfnum, dfden, shape, dtype):
     return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
 
 
+@with_out_sharding
 def generalized_normal(key, p, shape: Sequence[int] = (), dtype=None):
     """Generalized normal samples of power ``p``: a random sign times ``Gamma(1/p) ** (1/p)``."""
     typed, _ = _check_prng_key("generalized_normal", key)
@@ -325,6 +334,7 @@ def _generalized_normal(key, p, shape, dtype):
     return rademacher(keys[1], shape, dtype) * g ** (1 / p)
 
 
+@with_out_sharding
 def ball(key, d: int, p: float = 2, shape: Sequence[int] = (), dtype=None):
     """Points uniform in the unit ``p``-norm ball of dimension ``d`` (Barthe et al.)."""
     typed, _ = _check_prng_key("ball", key)

@@ -19,6 +19,7 @@ from .random import _canon_shape, _check_prng_key, _shape, gumbel, randint, unif
 from .random_primitives import random_bits, random_split
 from .narrow_dtypes import kind as dtype_kind
 from .numpy._staged import staged_as_jit
+from .sharding import with_out_sharding
 
 
 def _dtype(x):
@@ -77,6 +78,7 @@ def _as_array(x):
     return Array(np.asarray(x))
 
 
+@with_out_sharding
 def permutation(key, x, axis: int = 0, independent: bool = False):
     """A random permutation of ``arange(x)`` (integer ``x``) or of an array along ``axis``.
 
@@ -143,6 +145,7 @@ def shuffle(key, x, axis: int = 0):
     return _shuffle(key, x, axis % max(1, len(_shape(x))))
 
 
+@with_out_sharding
 def categorical(
     key, logits, axis: int = -1, shape: Sequence[int] | None = None, replace: bool = True, mode=None
 ):

@@ -18,6 +18,7 @@ import numpy as np
 from . import core, lax
 from .core import Array, Tracer
 from .numpy._staged import staged_as_jit
+from .sharding import with_out_sharding
 from .random import (
     _canon_shape,
     _check_prng_key,
@@ -57,6 +58,7 @@ def _broadcast(x, shape):
     return jnp.broadcast_to(x, shape)
 
 
+@with_out_sharding
 def cauchy(key, shape: Sequence[int] = (), dtype=None):
     """Standard Cauchy samples: ``tan(pi * (u - 1/2))`` with ``u`` uniform in ``[eps, 1)``."""
     typed, _ = _check_prng_key("cauchy", key)
@@ -69,6 +71,7 @@ def _cauchy(key, shape, dtype):
     return lax.tan(lax.mul(_const(np.pi, dtype), lax.sub(u, _const(0.5, dtype))))
 
 
+@with_out_sharding
 def laplace(key, shape: Sequence[int] = (), dtype=None):
     """Standard Laplace samples: ``sign(u) * log1p(-|u|)`` with ``u`` uniform in ``(-1, 1)``."""
     typed, _ = _check_prng_key("laplace", key)
@@ -82,6 +85,7 @@ def _laplace(key, shape, dtype):
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@with_out_sharding
 def logistic(key, shape: Sequence[int] = (), dtype=None):
     """Standard logistic samples: ``log(u) - log1p(-u)`` with ``u`` uniform in ``[tiny, 1)``."""
     typed, _ = _check_prng_key("logistic", key)
@@ -94,6 +98,7 @@ def _logistic(key, shape, dtype):
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
+@with_out_sharding
 def pareto(key, b, shape: Sequence[int] | None = None, dtype=None):
     """Pareto samples of shape parameter ``b``: ``exp(e / b)`` for standard exponential ``e``."""
     typed, _ = _check_prng_key("pareto", key)
@@ -107,6 +112,7 @@ def _pareto(key, b, shape, dtype):
     return lax.exp(exponential(key, shape, dtype) / b)
 
 
+@with_out_sharding
 def rademacher(key, shape: Sequence[int] = (), dtype=None):
     """-1 or 1 with equal probability (integers by default)."""
     typed, _ = _check_prng_key("rademacher", key)
@@ -120,6 +126,7 @@ def _rademacher(key, shape, dtype):
     return (2 * b - 1).astype(dtype)
 
 
+@with_out_sharding
 def maxwell(key, shape: Sequence[int] = (), dtype=None):
     """Maxwell samples: the norm of three standard normal draws."""
     typed, _ = _check_prng_key("maxwell", key)
@@ -165,6 +172,7 @@ def _weibull_min(key, scale, concentration, shape, dtype):
     return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
 
 
+@with_out_sharding
 def rayleigh(key, scale, shape: Sequence[int] | None = None, dtype=None):
     """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
     typed, _ = _check_prng_key("rayleigh", key)
@@ -179,6 +187,7 @@ def _rayleigh(key, scale, shape, dtype):
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(-2, dtype))))
 
 
+@with_out_sharding
 def wald(key, mean, shape: Sequence[int] | None = None, dtype=None):
     """Wald (inverse Gaussian) samples of mean ``mean`` (Michael, Schucany and Haas's method)."""
     typed, _ = _check_prng_key("wald", key)
@@ -200,6 +209,7 @@ def _wald(key, mean, shape, dtype):
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+@with_out_sharding
 def geometric(key, p, shape: Sequence[int] | None = None, dtype=None):
     """The number of Bernoulli(``p``) trials up to the first success (integers by default)."""
     typed, _ = _check_prng_key("geometric", key)
@@ -223,6 +233,7 @@ def _geometric(key, p, shape, dtype):
     return (lax.floor(lax.div(log_u, log_one_minus_p)) + 1).astype(dtype)
 
 
+@with_out_sharding
 def triangular(key, left, mode, right, shape: Sequence[int] | None = None, dtype=None):
     """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
     typed, _ = _check_prng_key("triangular", key)
@@ -240,6 +251,7 @@ def _triangular(key, left, mode, right, shape, dtype):  # (JAX inlines its jit: 
     return lax.select(u < fc, below, above)
 
 
+@with_out_sharding
 def lognormal(key, sigma=1.0, shape: Sequence[int] | None = None, dtype=None):
     """Log-normal samples: ``exp(sigma * n)`` for standard normal ``n``."""
     typed, _ = _check_prng_key("lognormal", key)
@@ -252,6 +264,7 @@ def _lognormal(key, sigma, shape, dtype):  # (JAX inlines its jit: no call stage
     return lax.exp(normal(key, shape, dtype) * sigma)
 
 
+@with_out_sharding
 def multivariate_normal(
     key, mean, cov, shape: Sequence[int] | None = None, dtype=None, method: str = "cholesky"
 ):
@@ -299,6 +312,7 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
     return mean + jnp.einsum("...ij,...j->...i", factor, samples)
 
 
+@with_out_sharding
 def orthogonal(key, n: int, shape: Sequence[int] = (), dtype=None, m: int | None = None):
     """A matrix uniform on the orthogonal group O(``n``) (semi-orthogonal ``n`` x ``m``): the Q
     of a QR factorization of normal draws, columns signed by R's diagonal (Mezzadri)."""

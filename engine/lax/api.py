@@ -335,11 +335,14 @@ def broadcast_in_dim(
     )
 
 
-def broadcast(operand, sizes):
-    """Add leading dimensions of ``sizes``."""
+def broadcast(operand, sizes, *, out_sharding=None):
+    """Add leading dimensions of ``sizes``; ``out_sharding`` lays the result out (the broadcast
+    carries it, as ``broadcast_in_dim``'s)."""
     x = operand
     ndim = _aval(x).ndim
-    return broadcast_in_dim(x, (*sizes, *_aval(x).shape), tuple(range(len(sizes), len(sizes) + ndim)))
+    return broadcast_in_dim(
+        x, (*sizes, *_aval(x).shape), tuple(range(len(sizes), len(sizes) + ndim)), out_sharding
+    )
 
 
 def broadcast_to_rank(x, rank: int):
@@ -402,11 +405,15 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False, sharding=None):
     return broadcast_in_dim(val, shape, ()) if shape else val
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """``fill_value`` in the shape and dtype of ``x`` (unless ``shape``/``dtype`` say otherwise),
+    laid out like ``x``, or by ``sharding`` when given (``full``'s)."""
     aval = _aval(x)
     weak = dtype is None and aval.weak_type
-    out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak)
-    if core.vma_checking[0] or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
+    out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak, sharding)
+    if sharding is None and (
+        core.vma_checking[0] or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False)
+    ):
         from ..parallel.result_shardings import laid_out_like
 
         return laid_out_like(x, out, weak)
@@ -657,17 +664,23 @@ def _iota_dimension(dimension, shape) -> int:
     return int(dimension)
 
 
-def broadcasted_iota(dtype, shape, dimension: int):
-    """An array of ``shape`` whose values count along ``dimension``."""
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+    """An array of ``shape`` whose values count along ``dimension``; ``out_sharding`` lays it out
+    (by ``reshard``, as ``sharding.with_out_sharding`` does: the engine's iota carries none)."""
     shape = _shape(shape)
     if not all(d >= 0 for d in shape):
         raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
-    return st.iota_p.bind(
+    out = st.iota_p.bind(
         dtype=core.canonical_dtype(dtype),
         shape=shape,
         dimension=_iota_dimension(dimension, shape),
         sharding=None,
     )
+    if out_sharding is None:
+        return out
+    from ..sharding import reshard
+
+    return reshard(out, out_sharding)
 
 
 def rev(operand, dimensions):

@@ -94,13 +94,14 @@ def _monoid(computation, init):
     return None
 
 
-def reduce(operands, init_values, computation, dimensions):
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     """Reduce ``operands`` (a pytree of arrays) over ``dimensions`` with ``computation``, an
     associative function of two pytrees like ``init_values`` (its identity).
 
     ``lax.add``, ``lax.mul``, ``lax.max``, ``lax.min`` and the bitwise ops with their identities
     become the matching ``reduce_*`` primitive, as in JAX. Any other computation binds JAX's generic
-    ``reduce`` primitive (``general_reduce.py``).
+    ``reduce`` primitive (``general_reduce.py``). As JAX's, ``out_sharding`` lays out a sum (by
+    ``reshard``), is refused for the other ``reduce_*`` primitives and unused by the generic one.
 
     >>> reduce(jnp.arange(6.0).reshape(2, 3), 0.0, lax.add, (1,))
     Array([ 3., 12.], dtype=float32)
@@ -119,10 +120,17 @@ def reduce(operands, init_values, computation, dimensions):
     dims = tuple(int(d) for d in dimensions)
     monoid = _monoid(computation, inits[0]) if len(leaves) == 1 else None
     if monoid is not None:
+        if out_sharding is not None and monoid is not lax.reduce_sum:
+            raise NotImplementedError
         weak = core.is_weak(leaves[0]) and core.is_weak(inits[0])
-        return lax.convert_element_type(
+        out = lax.convert_element_type(
             monoid(leaves[0], dims), core.get_aval(leaves[0]).dtype, weak_type=weak
         )
+        if out_sharding is None:
+            return out
+        from ..sharding import reshard
+
+        return reshard(out, out_sharding)
 
     from .general_reduce import bind_reduce
 

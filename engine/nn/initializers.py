@@ -29,19 +29,19 @@ def _dtype(dtype):
 
 def zeros(key, shape, dtype=None, out_sharding=None):
     """An initializer that returns zeros: ``zeros(key, (2, 3))``."""
-    return jnp.zeros(shape, _dtype(dtype))
+    return jnp.zeros(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def ones(key, shape, dtype=None, out_sharding=None):
     """An initializer that returns ones: ``ones(key, (2, 3))``."""
-    return jnp.ones(shape, _dtype(dtype))
+    return jnp.ones(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def constant(value, dtype=None):
     """Builds an initializer that fills with ``value``: ``constant(-7.)(key, (2, 3))``."""
 
     def init(key, shape, dtype=dtype, out_sharding=None):
-        return jnp.full(shape, value, dtype=_dtype(dtype))
+        return jnp.full(shape, value, dtype=_dtype(dtype), device=out_sharding)  # (JAX's: as a device)
 
     return init
 
@@ -51,7 +51,7 @@ def uniform(scale=1e-2, dtype=None):
 
     def init(key, shape, dtype=dtype, out_sharding=None):
         d = _dtype(dtype)
-        return random.uniform(key, shape, d) * jnp.array(scale, d)
+        return random.uniform(key, shape, d, out_sharding=out_sharding) * jnp.array(scale, d)
 
     return init
 
@@ -61,7 +61,7 @@ def normal(stddev=1e-2, dtype=None):
 
     def init(key, shape, dtype=dtype, out_sharding=None):
         d = _dtype(dtype)
-        return random.normal(key, shape, d) * jnp.array(stddev, d)
+        return random.normal(key, shape, d, out_sharding=out_sharding) * jnp.array(stddev, d)
 
     return init
 
@@ -71,7 +71,8 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
 
     def init(key, shape, dtype=dtype, out_sharding=None):
         d = _dtype(dtype)
-        return random.truncated_normal(key, lower, upper, shape, d) * jnp.array(stddev, d)
+        out = random.truncated_normal(key, lower, upper, shape, d, out_sharding=out_sharding)
+        return out * jnp.array(stddev, d)
 
     return init
 
@@ -120,11 +121,11 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
         if distribution == "truncated_normal":
             # .8796... is the standard deviation of a standard normal truncated to (-2, 2)
             stddev = jnp.sqrt(variance) / jnp.array(0.87962566103423978, d)
-            return random.truncated_normal(key, -2, 2, shape, d) * stddev
+            return random.truncated_normal(key, -2, 2, shape, d, out_sharding=out_sharding) * stddev
         if distribution == "normal":
-            return random.normal(key, shape, d) * jnp.sqrt(variance)
+            return random.normal(key, shape, d, out_sharding=out_sharding) * jnp.sqrt(variance)
         if distribution == "uniform":
-            return random.uniform(key, shape, d, -1) * jnp.sqrt(3 * variance)
+            return random.uniform(key, shape, d, -1, out_sharding=out_sharding) * jnp.sqrt(3 * variance)
         raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
 
     return init

@@ -248,8 +248,9 @@ def outer(a, b, out=None):
     return multiply(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
-    """Contract ``axes`` (an int: last N of ``a`` with first N of ``b``; or two axis lists)."""
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """Contract ``axes`` (an int: last N of ``a`` with first N of ``b``; or two axis lists);
+    ``out_sharding`` lays the result out (the ``dot_general`` carries it, as JAX's)."""
     a, b, was_bool = _promote_pair("tensordot", a, b, preferred_element_type)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
@@ -266,7 +267,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
             raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in xa)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in xb)
-    out = _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type)
+    out = _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type, out_sharding)
     return _to_bool_if(out, was_bool)
 
 

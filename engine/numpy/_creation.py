@@ -25,7 +25,7 @@ from ._promote import (
     shape_of,
     to_inexact_dtype,
 )
-from ..sharding import reshard, with_out_sharding
+from ..sharding import reshard
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
 from ._shape import stack
@@ -41,7 +41,6 @@ def _leaves(obj, out):
     return out
 
 
-@with_out_sharding
 def _not_numeric(x) -> TypeError:
     try:
         dt = np.asarray(x).dtype
@@ -52,17 +51,23 @@ def _not_numeric(x) -> TypeError:
     )
 
 
-def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0):
+def array(
+    object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, device=None, out_sharding=None
+):
     """Create an array; Python scalars give weakly typed results, lists strong ones.
 
     Nested lists may contain arrays and traced values, which are stacked. Under ``jit`` the array is
-    a tracer of the jit's trace (JAX stages it there), even one made from constants.
+    a tracer of the jit's trace (JAX stages it there), even one made from constants. ``device`` (a
+    device or a sharding) commits the array there; ``out_sharding`` lays it out (one of the two).
 
     >>> jnp.array([1.0, 2.0])
     Array([1., 2.], dtype=float32)
     """
+    _one_placement(device, out_sharding, "jnp.array")
     out = _array(object, dtype, copy, order, ndmin)
-    return out if out is object else staged(out)  # (jnp.asarray of a jax.Array is that array, in JAX too)
+    # (jnp.asarray of a jax.Array is that array, in JAX too; one to lay out is staged, as a constant)
+    out = out if out is object and out_sharding is None else staged(out)
+    return _placed(out, device, out_sharding)
 
 
 def _array(object, dtype, copy, order, ndmin):
@@ -168,11 +173,10 @@ def _host(x):
     return x
 
 
-@with_out_sharding
-def asarray(a, dtype=None, order=None, *, copy=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """``array`` without a copy of values that are already arrays of the right dtype."""
     dtype = None if dtype is None else user_dtype(to_dtype(dtype), "asarray")
-    return array(a, dtype=dtype, copy=bool(copy), order=order)
+    return array(a, dtype=dtype, copy=bool(copy), order=order, device=device, out_sharding=out_sharding)
 
 
 def _default_dtype(dtype, fun_name: str, default: type = float):
@@ -180,8 +184,19 @@ def _default_dtype(dtype, fun_name: str, default: type = float):
     return user_dtype(to_dtype(dtype), fun_name) if dtype is not None else core.default_dtype(default)
 
 
-def _placed(x, device):
-    """``x`` put on ``device`` (a device or a sharding) when one is given, as JAX's ``device=``."""
+def _one_placement(device, out_sharding, name: str) -> None:
+    """JAX's refusal of both ``device=`` and ``out_sharding=`` (``name`` is the function's)."""
+    if device is not None and out_sharding is not None:
+        raise ValueError(
+            f"Only one of `device` or `out_sharding` can be set. Got {device=} and {out_sharding=}"
+        )
+
+
+def _placed(x, device, out_sharding=None):
+    """``x`` put on ``device`` (a device or a sharding) when one is given, as JAX's ``device=``;
+    or laid out by ``out_sharding`` (``reshard``) when that is given."""
+    if out_sharding is not None:
+        return reshard(x, out_sharding)
     if device is None:
         return x
     from ..parallel.sharded import device_put
@@ -196,6 +211,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     >>> jnp.zeros((2, 3)).shape
     (2, 3)
     """
+    _one_placement(device, out_sharding, "jnp.zeros")
     return _placed(
         lax.full(concrete_shape(shape), 0, _default_dtype(dtype, "zeros"), sharding=out_sharding), device
     )
@@ -203,6 +219,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32, or float64 with x64, unless ``dtype`` says otherwise)."""
+    _one_placement(device, out_sharding, "jnp.ones")
     return _placed(
         lax.full(concrete_shape(shape), 1, _default_dtype(dtype, "ones"), sharding=out_sharding), device
     )
@@ -219,6 +236,7 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     >>> jnp.full((2,), 7)
     Array([7, 7], dtype=int32, weak_type=True)
     """
+    _one_placement(device, out_sharding, "full")
     shape = concrete_shape(shape)
     if shape_of(fill_value) == ():
         if dtype is None:
@@ -241,37 +259,51 @@ def _like_dtype_shape(a, dtype, shape, fun_name):
     return d, weak, shape_of(a) if shape is None else concrete_shape(shape)
 
 
-@with_out_sharding
-def zeros_like(a, dtype=None, shape=None):
-    """Zeros with the shape and dtype (and weak type) of ``a``."""
+def _filled_like(a, fill, d, weak, s, device, out_sharding):
+    """A scalar ``fill`` in the shape ``s``: laid out like ``a``, by ``out_sharding`` (a broadcast
+    typed with it, as JAX's ``lax.full_like``), or put on ``device``."""
+    if out_sharding is not None:
+        return lax.full(s, fill, d, weak, sharding=out_sharding)
+    return _placed(laid_out_like(a, lax.full(s, fill, d, weak), weak), device)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Zeros with the shape and dtype (and weak type) of ``a``; ``device`` commits them there,
+    ``out_sharding`` lays them out (one of the two)."""
+    _one_placement(device, out_sharding, "jnp.zeros_like")
     d, weak, s = _like_dtype_shape(a, dtype, shape, "zeros_like")
-    return laid_out_like(a, lax.full(s, 0, d, weak), weak)
+    return _filled_like(a, 0, d, weak, s, device, out_sharding)
 
 
-@with_out_sharding
-def ones_like(a, dtype=None, shape=None):
-    """Ones with the shape and dtype (and weak type) of ``a``."""
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Ones with the shape and dtype (and weak type) of ``a``; ``device`` commits them there,
+    ``out_sharding`` lays them out (one of the two)."""
+    _one_placement(device, out_sharding, "jnp.ones_like")
     d, weak, s = _like_dtype_shape(a, dtype, shape, "ones_like")
-    return laid_out_like(a, lax.full(s, 1, d, weak), weak)
+    return _filled_like(a, 1, d, weak, s, device, out_sharding)
 
 
-def empty_like(prototype, dtype=None, shape=None):
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """Like ``zeros_like`` (arrays are immutable: "uninitialized" has no use)."""
     # (JAX's empty_like names ones_like in its warning)
-    return zeros_like(prototype, None if dtype is None else _default_dtype(dtype, "ones_like"), shape)
+    dtype = None if dtype is None else _default_dtype(dtype, "ones_like")
+    return zeros_like(prototype, dtype, shape, device=device)
 
 
-@with_out_sharding
-def full_like(a, fill_value, dtype=None, shape=None):
-    """``fill_value`` broadcast to the shape of ``a``, with ``a``'s dtype unless ``dtype`` is given."""
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """``fill_value`` broadcast to the shape of ``a``, with ``a``'s dtype unless ``dtype`` is given;
+    ``device`` commits it there, ``out_sharding`` lays it out (one of the two)."""
+    _one_placement(device, out_sharding, "full_like")
     d, weak, s = _like_dtype_shape(a, dtype, shape, "full_like")
     if transfers.active[0] and core._state.dynamic is None:  # (JAX converts a host fill value first)
         scalar = shape_of(fill_value) == ()
         transfers.entering(fill_value, d if scalar else None, weak)
         with transfers.inside_program():
-            return full_like(a, fill_value, dtype, shape)
+            return full_like(a, fill_value, dtype, shape, device=device, out_sharding=out_sharding)
     if shape_of(fill_value) == ():
-        return laid_out_like(a, lax.full(s, convert(fill_value, d, weak), d, weak), weak)
-    return laid_out_like(a, broadcast_to_shape(asarray(fill_value, d), s), weak)
+        return _filled_like(a, convert(fill_value, d, weak), d, weak, s, device, out_sharding)
+    out = broadcast_to_shape(asarray(fill_value, d), s)
+    return _placed(out if out_sharding is not None else laid_out_like(a, out, weak), device, out_sharding)
 
 
 def _static_number(x, what):
@@ -292,13 +324,18 @@ def _concatenate_rows(rows, dtype):
     return lax.concatenate(out, 0)
 
 
-@with_out_sharding
-def arange(start, stop=None, step=None, dtype=None):
-    """Evenly spaced values in ``[start, stop)``; the bounds must be concrete.
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    """Evenly spaced values in ``[start, stop)``; the bounds must be concrete. ``device`` commits
+    the result there, ``out_sharding`` lays it out (one of the two).
 
     >>> jnp.arange(3)
     Array([0, 1, 2], dtype=int32)
     """
+    _one_placement(device, out_sharding, "jnp.arange")
+    return _placed(_arange(start, stop, step, dtype), device, out_sharding)
+
+
+def _arange(start, stop, step, dtype):
     start_name = "stop" if stop is None and step is None else "start"  # (JAX's name for a lone bound)
     bounds = [b for b in (start, stop, step) if b is not None]
     if dtype is None:
@@ -334,13 +371,20 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(
-    start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0
-):
-    """``num`` evenly spaced samples from ``start`` to ``stop`` (inclusive when ``endpoint``).
+    start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
+    *, device=None,
+):  # fmt: skip
+    """``num`` evenly spaced samples from ``start`` to ``stop`` (inclusive when ``endpoint``);
+    ``device`` commits them there (not the step).
 
     >>> jnp.linspace(0, 1, 3)
     Array([0. , 0.5, 1. ], dtype=float32)
     """
+    out = _linspace_values(start, stop, num, endpoint, retstep, dtype, axis)
+    return (_placed(out[0], device), out[1]) if retstep else _placed(out, device)
+
+
+def _linspace_values(start, stop, num, endpoint, retstep, dtype, axis):
     num = concrete_int(num, "'num' argument of jnp.linspace")
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -504,8 +548,8 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return convert(res, dtype, False)
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
-    """A 2-D array with ones on the ``k``-th diagonal.
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
+    """A 2-D array with ones on the ``k``-th diagonal, committed to ``device`` when given.
 
     >>> jnp.eye(2)
     Array([[1., 0.],
@@ -522,7 +566,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     # A traced offset (jnp.trace's, under jit) is converted as JAX's _eye does; else a literal.
     offset = lax.convert_element_type(k, index, False) if isinstance(k, Tracer) else index.type(int(k))
     diagonal = lax.eq(lax.add(rows, offset), cols)
-    return lax.convert_element_type(diagonal, _default_dtype(dtype, "eye"))
+    return _placed(lax.convert_element_type(diagonal, _default_dtype(dtype, "eye")), device)
 
 
 def identity(n: int, dtype=None):
@@ -697,93 +741,8 @@ del math
 
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
-    return asarray(x, dtype=user_dtype(to_dtype(dtype), "astype"))
+    """``x`` converted to ``dtype``, committed to ``device`` when given."""
+    return asarray(x, dtype=user_dtype(to_dtype(dtype), "astype"), device=device)
 
 
-def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
-    """Broadcast a function over arrays with ``vmap``: over all axes of scalar functions, or over the
-    loop axes of a generalized ufunc ``signature`` such as ``'(n,m),(m)->(n)'``.
-
-    As JAX's: operands are not broadcast against each other; each loop axis is one ``vmap`` whose
-    ``in_axes`` leave out the operands of size 1 there (squeezed first), and axes no operand maps
-    are added to the result at the end.
-
-    >>> jnp.vectorize(lambda a, b: a * b + 1)(jnp.arange(3.0), 2.0)
-    Array([1., 3., 5.], dtype=float32)
-    >>> jnp.vectorize(jnp.dot, signature='(k),(k)->()')(jnp.ones((2, 3)), jnp.ones(3))
-    Array([3., 3.], dtype=float32)
-    """
-    from .. import api
-    from ._shape import expand_dims, squeeze
-
-    core_dims = None if signature is None else _parse_gufunc_signature(signature)
-
-    @functools.wraps(pyfunc)
-    def wrapped(*args, **kwargs):
-        static = {i: args[i] for i in sorted(e for e in excluded if isinstance(e, int)) if i < len(args)}
-        static.update((i, None) for i, a in enumerate(args) if a is None and i not in static)
-        dynamic = [asarray(a) for i, a in enumerate(args) if i not in static]
-        static_kwargs = {k: v for k, v in kwargs.items() if k in excluded}
-        dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in excluded}
-        arg_core_dims = [()] * len(dynamic) if core_dims is None else core_dims
-        loop_shape = _loop_shape(dynamic, arg_core_dims)
-
-        def func(*arrs):
-            it = iter(arrs)
-            full = [static[i] if i in static else next(it) for i in range(len(args))]
-            return pyfunc(*full, **dynamic_kwargs, **static_kwargs)
-
-        squeezed, rev_filled = [], []
-        for x, names in zip(dynamic, arg_core_dims):
-            noncore = x.shape[: x.ndim - len(names)]
-            rev_filled.append(((1,) * (len(loop_shape) - len(noncore)) + noncore)[::-1])
-            ones = tuple(i for i, n in enumerate(noncore) if n == 1)
-            squeezed.append(squeeze(x, axis=ones) if ones else x)
-        f, dims_to_expand = func, []
-        for negdim, sizes in enumerate(zip(*rev_filled)):
-            in_axes = tuple(None if n == 1 else 0 for n in sizes)
-            if all(a is None for a in in_axes):
-                dims_to_expand.append(len(loop_shape) - 1 - negdim)
-            else:
-                f = api.vmap(f, in_axes)
-        result = f(*squeezed)
-        if not dims_to_expand:
-            return result
-        if isinstance(result, tuple):
-            return tuple(expand_dims(r, axis=dims_to_expand) for r in result)
-        return expand_dims(result, axis=dims_to_expand)
-
-    return wrapped
-
-
-def _parse_gufunc_signature(signature: str) -> list:
-    """``'(n,m),(m)->(n)'`` -> the core dimension names of each input: ``[('n', 'm'), ('m',)]``."""
-    import re
-
-    m = re.fullmatch(r"\s*((?:\([\w,\s]*\)\s*,?\s*)*)->\s*((?:\([\w,\s]*\)\s*,?\s*)*)", signature)
-    if m is None:
-        raise ValueError(f"not a valid gufunc signature: {signature}")
-    return [
-        tuple(d for d in (x.strip() for x in g.split(",")) if d)
-        for g in re.findall(r"\(([^)]*)\)", m.group(1))
-    ]
-
-
-def _loop_shape(arrays, core_dims):
-    """The broadcast shape of the operands' loop axes (those before the core ones), with the core
-    dimension sizes checked against each other."""
-    if len(arrays) != len(core_dims):
-        raise TypeError(f"wrong number of positional arguments: expected {len(core_dims)}, got {len(arrays)}")
-    sizes: dict = {}
-    loops = []
-    for x, names in zip(arrays, core_dims):
-        if x.ndim < len(names):
-            raise ValueError(
-                f"input with shape {x.shape!r} does not have enough dimensions for all core dimensions {names!r}"
-            )
-        core_shape = x.shape[x.ndim - len(names) :]
-        for name, n in zip(names, core_shape):
-            if sizes.setdefault(name, n) != n:
-                raise ValueError(f"inconsistent size for core dimension {name!r}: {n} vs {sizes[name]}")
-        loops.append(x.shape[: x.ndim - len(names)])
-    return tuple(np.broadcast_shapes(*loops)) if loops else ()
+from ._vectorize import vectorize  # noqa: E402,F401  (jnp.vectorize, defined there)

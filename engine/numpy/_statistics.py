@@ -221,15 +221,28 @@ def _sort(a, weights, axis):
     return lax.sort_key_val(a, weights, dimension=axis)
 
 
-@staged_as_jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def percentile(
-    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False, *, weights=None
-):
-    """``quantile`` with ``q`` in percent.
+    a, q, axis=None, out=None, overwrite_input=False, method: str = "linear", keepdims=False, *, weights=None,
+    out_sharding=None,
+):  # fmt: skip
+    """``quantile`` with ``q`` in percent; ``out_sharding`` lays the result out (``reshard``).
 
     >>> jnp.percentile(jnp.arange(5.0), 25.0)
     Array(1., dtype=float32)
     """
+    result = _percentile(
+        a, q, axis=axis, out=out, overwrite_input=overwrite_input, method=method, keepdims=keepdims,
+        weights=weights,
+    )  # fmt: skip
+    if out_sharding is None:  # (laid out after the jit: a nested jit's result keeps its body's type)
+        return result
+    from ..sharding import reshard
+
+    return reshard(result, out_sharding)
+
+
+@staged_as_jit(name="percentile", static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def _percentile(a, q, axis, out, overwrite_input, method, keepdims, *, weights):
     from ._ufuncs import true_divide
 
     check_arraylike("percentile", a, q)
@@ -562,8 +575,11 @@ def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
     return real_part
 
 
-def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
-    """Counts of each non-negative int in ``x``; under tracing ``length`` must be given."""
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, out_sharding=None):
+    """Counts of each non-negative int in ``x``; under tracing ``length`` must be given.
+    ``out_sharding`` lays the counts out: replicated only (``P()``), as JAX's."""
+    if out_sharding is not None:
+        _check_replicated(out_sharding)
     x = staged(as_operand(x))
     if dtype_kind(x.dtype) not in "iu":
         raise TypeError(f"bincount requires integer input, got {x.dtype.name}")
@@ -579,7 +595,24 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     from ._selection import clip
 
     # negative values count in bin 0 and values past length in none, as in JAX
-    return zeros(length, w.dtype).at[clip(x, 0)].add(w, mode="drop")
+    return zeros(length, w.dtype, out_sharding=out_sharding).at[clip(x, 0)].add(w, mode="drop")
+
+
+def _check_replicated(out_sharding) -> None:
+    """JAX's refusal of a ``bincount`` layout that splits the counts (any ``PartitionSpec`` entry,
+    ``P(None)`` included, or unreduced over only some mesh axes)."""
+    from ..parallel.partition import ShardingTypeError
+    from ..sharding import as_sharding
+
+    sharding = as_sharding(out_sharding, "jnp.bincount")
+    spec = getattr(sharding, "spec", None)
+    if spec is not None and (
+        spec.partitions or (spec.unreduced and spec.unreduced != set(sharding.mesh.axis_names))
+    ):
+        raise ShardingTypeError(
+            "out_sharding passed to `jnp.bincount` can only be fully replicated or fully unreduced along "
+            "all mesh axes"
+        )
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):

@@ -211,25 +211,26 @@ def _check_n_d(name: str, n, d) -> None:
 
 def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of an ``n``-point FFT with sample spacing ``d`` (computed as JAX does:
-    staged, an ``iota`` shifted and scaled)."""
+    staged, an ``iota`` shifted and scaled), on ``device`` when given."""
     jnp = _jnp()
     dtype = dtype or core.default_dtype(float)
     _check_n_d("fftfreq", n, d)
     out_dtype = dtype
     dtype = np.finfo(to_inexact_dtype(np.dtype(dtype))).dtype
-    i = jnp.arange(n, dtype=dtype)
+    i = jnp.arange(n, dtype=dtype, device=device)  # (JAX's: both operands on ``device``)
     k = (i + n // 2) % n - n // 2
-    result = k.astype(dtype) / jnp.array(d * n, dtype=dtype)
+    result = k.astype(dtype) / jnp.array(d * n, dtype=dtype, device=device)
     return result.astype(out_dtype)
 
 
 def rfftfreq(n: int, d=1.0, *, dtype=None, device=None):
-    """The non-negative sample frequencies of an ``n``-point real FFT."""
+    """The non-negative sample frequencies of an ``n``-point real FFT (on ``device`` when given)."""
     jnp = _jnp()
     dtype = dtype or core.default_dtype(float)
     _check_n_d("rfftfreq", n, d)
     k = jnp.arange(0, n // 2 + 1, dtype=dtype)
-    return k / jnp.array(d * n, dtype=dtype)
+    result = k / jnp.array(d * n, dtype=dtype)
+    return result if device is None else jnp.asarray(result, device=device)
 
 
 def fftshift(x, axes=None):
