@@ -724,6 +724,10 @@ def reshard(xs, out_shardings):
     from .parallel.named import put_sharded
     from .tree_util import tree_map
 
+    if out_shardings is None:  # (JAX's words)
+        raise ValueError(
+            f"Reshard should only be used with out_shardings which are non-None and have a non-empty mesh. Got sharding {out_shardings}."
+        )
     sharding = as_sharding(out_shardings, "reshard")
 
     def move(v):
