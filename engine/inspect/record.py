@@ -612,6 +612,10 @@ class Recorder:
                 # (the executable that ran, when it was compiled from this very program)
                 program = backend.lower_program(_runs_form(rec.jit_jaxpr, lowered.jaxpr), lowered.name, ran)
             source = program.source if program is not None else lowered.source()
+            if program is not None and not record.jit.fallbacks:
+                # (a first call that ran interpreted: what the compiled program leaves to the host
+                # is known from its lowering, whether or not the background compile finished)
+                record.jit.fallbacks = explained(not_compiled(program))
         except Exception as e:  # noqa: BLE001
             source = f"# lowering failed: {type(e).__name__}: {e}"
             if idx + 1 in traced and traced[idx + 1].stablehlo is None:
