@@ -491,6 +491,11 @@ def _convert(values, params, eqn, early=False):
 
 rules["convert_element_type"] = _convert
 
+
+def _laid_out_by(eqn):
+    return getattr(eqn.params.get("sharding", eqn.params.get("out_sharding")), "mesh", None)
+
+
 # XLA does not fold these; their operands stay constants that what reads them folds with
 _KEPT = frozenset({"broadcast_in_dim"})
 
@@ -550,6 +555,7 @@ def _walk(jaxpr: Jaxpr, known: dict[Var, np.ndarray], from_broadcast: set[Var], 
             and len(eqn.out_binders) == 1
             and not any(True for _ in subjaxprs(eqn))
             and isinstance(eqn.out_binders[0].aval, core.ShapedArray)
+            and _laid_out_by(eqn) is None  # (its result's layout over a mesh is the program's to make)
         ):
             values = [_value(x.val) if type(x) is Literal else known[x] for x in eqn.inputs]
             aval = eqn.out_binders[0].aval

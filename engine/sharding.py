@@ -720,7 +720,6 @@ def reshard(xs, out_shardings):
     """Move ``xs`` (a pytree) to ``out_shardings`` (a sharding or a ``PartitionSpec`` over the
     current mesh): the values are unchanged, the pieces move between devices."""
     from . import core
-    from .core import Tracer
     from .parallel.named import put_sharded
     from .tree_util import tree_map
 
@@ -734,7 +733,8 @@ def reshard(xs, out_shardings):
         s = sharding
         if isinstance(s, NamedSharding) and s.mesh.explicit_axes:  # the value's type: every dimension
             s = s.with_spec(s.spec._normalized_spec_for_aval(core.get_aval(v).ndim))
-        if isinstance(v, Tracer):
+        staged = core._state.dynamic is not None and isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh)
+        if isinstance(v, core.Tracer) or staged:  # (a constant under jit too: the program lays it out)
             from .parallel.partition import bind_reshard
 
             return bind_reshard(v, s)

@@ -344,3 +344,16 @@ def test_scipy_linalg_det_inv_scipy_keywords():
     same(jsl.solve(a, b, overwrite_a=True, overwrite_b=True, check_finite=False), jsl.solve(a, b))
     lu, piv = jsl.lu_factor(a, overwrite_a=True, check_finite=False)
     same(jsl.lu_solve((lu, piv), b, overwrite_b=True, check_finite=False), jsl.lu_solve((lu, piv), b))
+
+
+def test_contractions_pass_precision_on_to_dot_general():
+    # (JAX 0.10.2's jaxprs show it: ``precision=(Precision.HIGHEST, Precision.HIGHEST)``)
+    x, y = jnp.ones((2, 3)), jnp.ones((3, 4))
+    high = lax.Precision.HIGHEST
+    for f in (
+        lambda a, b: jnp.tensordot(a, b, axes=1, precision=high),
+        lambda a, b: jnp.inner(a, b.T, precision=high),
+        lambda a, b: jnp.linalg.tensordot(a, b, axes=1, precision=high),
+    ):
+        assert "precision=(Precision.HIGHEST, Precision.HIGHEST)" in str(jax.make_jaxpr(f)(x, y))
+        same(f(x, y), np.full((2, 4), 3.0, np.float32))

@@ -624,10 +624,49 @@ def test_inside_a_pmap_body_the_context_mesh_is_its_manual_mesh():
     )
 
 
-def test_lax_out_sharding_is_a_parameter_only_where_it_moves_nothing(mesh):
+_ABSTRACT_B4 = "AbstractMesh('b': 4, axis_types=(Explicit,), device_kind=cpu, num_cores=None, platform=cpu)"
+
+
+def test_lax_out_sharding_is_the_equations_parameter_and_lays_the_result_out(mesh):
     x = jnp.ones((2, 3))
     empty = NamedSharding(jax.sharding.AbstractMesh((), ()), P(None))
     text = str(jax.make_jaxpr(lambda x: jax.lax.reduce_sum(x, (0,), out_sharding=empty))(x))
     assert "reduce_sum[axes=(0,) out_sharding=None]" in text
-    with pytest.raises(NotImplementedError, match=r"lax.reshape\(out_sharding=.*jax.reshard"):
-        jax.lax.reshape(x, (3, 2), out_sharding=NamedSharding(mesh, P("b")))
+    # as JAX 0.10.2 types and prints them: the parameter over the abstract mesh, the result laid out
+    y = jax.device_put(jnp.arange(8.0).reshape(2, 4), NamedSharding(mesh, P(None, "b")))
+    s = NamedSharding(mesh, P("b"))
+    cases = [
+        (lambda y: jax.lax.reshape(y, (4, 2), out_sharding=s), "reshape", "f32[4@b,2]", P("b", None)),
+        (lambda y: jnp.reshape(y, (4, 2), out_sharding=s), "reshape", "f32[4@b,2]", P("b", None)),
+        (lambda y: jax.lax.reduce_sum(y, (0,), out_sharding=s), "reduce_sum", "f32[4@b]", P("b")),
+    ]
+    for f, prim, typed, spec in cases:
+        text = str(jax.make_jaxpr(f)(y))
+        assert f"b:{typed} = {prim}[" in text and f"NamedSharding(mesh={_ABSTRACT_B4}, spec=P('b',))" in text
+        for out in (f(y), jax.jit(f)(y)):
+            assert out.sharding == NamedSharding(mesh, spec)
+            np.testing.assert_array_equal(np.asarray(out), np.asarray(f(np.arange(8.0).reshape(2, 4))))
+    with jax.set_mesh(mesh):
+        for f in (
+            lambda: jax.lax.broadcasted_iota(jnp.int32, (8,), 0, out_sharding=P("b")),
+            lambda: jnp.arange(8, out_sharding=P("b")),
+        ):
+            text = str(jax.make_jaxpr(f)())
+            assert "a:i32[8@b] = iota[" in text and "reshard" not in text
+            np.testing.assert_array_equal(np.asarray(jax.jit(f)()), np.arange(8))
+            assert jax.jit(f)().sharding == NamedSharding(mesh, P("b"))
+
+
+def test_a_constant_resharded_under_jit_is_staged(mesh):
+    c = np.arange(8.0, dtype=np.float32)
+    with jax.set_mesh(mesh):
+        f = jax.jit(lambda: jax.reshard(c, P("b")))
+        g = jax.jit(lambda: jnp.array(c, out_sharding=P("b")))
+        assert "a:f32[8@b] = reshard b" in str(jax.make_jaxpr(f)())
+        # (JAX's jnp.array lays out by a convert_element_type typed with the sharding)
+        assert "a:f32[8@b] = convert_element_type[new_dtype=float32 weak_type=False] b" in str(
+            jax.make_jaxpr(g)()
+        )
+        for out in (f(), g()):
+            assert out.sharding == NamedSharding(mesh, P("b"))
+            np.testing.assert_array_equal(np.asarray(out), c)

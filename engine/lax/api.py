@@ -440,8 +440,8 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
         and not isinstance(x, (int, float, bool, complex))
     ):
         return x
-    layout = _replicated_layout(out_sharding, len(new_sizes), "reshape")
-    return st.reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=layout)
+    layout = _layout_param(out_sharding, len(new_sizes), "reshape")
+    return _bind_laid_out(st.reshape_p, "sharding", layout, x, new_sizes=new_sizes, dimensions=dims)
 
 
 def transpose(operand: Value, permutation: Sequence[int]) -> Value:
@@ -519,15 +519,15 @@ def _axes(x, axes):
 
 def reduce_sum(operand, axes, *, out_sharding=None):
     axes = _axes(operand, axes)
-    layout = _replicated_layout(out_sharding, _aval(operand).ndim - len(axes), "reduce_sum")
-    return st.reduce_sum_p.bind(operand, axes=axes, out_sharding=layout)
+    layout = _layout_param(out_sharding, _aval(operand).ndim - len(axes), "reduce_sum")
+    return _bind_laid_out(st.reduce_sum_p, "out_sharding", layout, operand, axes=axes)
 
 
-def _replicated_layout(out_sharding, ndim: int, what: str):
+def _layout_param(out_sharding, ndim: int, what: str):
     """An ``out_sharding=`` as the equation's parameter: None outside a mesh, as JAX's
-    canonicalize_sharding gives; replicated over the context mesh (what transposes pass on inside
-    ``shard_map`` or ``jax.set_mesh``). A layout that would move the result is refused by name."""
-    from ..sharding import NamedSharding
+    canonicalize_sharding gives; replicated over the context mesh as it is (what transposes pass on
+    inside ``shard_map`` or ``jax.set_mesh``); else the sharding over the current mesh."""
+    from ..sharding import NamedSharding, as_sharding
     from ..sharded_types import context_sharding
 
     if out_sharding is None or (isinstance(out_sharding, NamedSharding) and out_sharding.mesh.empty):
@@ -540,10 +540,18 @@ def _replicated_layout(out_sharding, ndim: int, what: str):
         and all(p is None for p in out_sharding.spec)
     ):
         return here
-    raise NotImplementedError(
-        f"lax.{what}(out_sharding={out_sharding}): the engine lays a result out over a mesh only "
-        "through jax.reshard; apply it to the result"
-    )
+    return as_sharding(out_sharding, what)
+
+
+def _bind_laid_out(prim, key: str, layout, *args, **params):
+    """``prim`` bound with ``layout`` as its parameter ``key``: staged, the equation lays its
+    result out (the partitioner moves it; its type shows it, as JAX's); eagerly the result is
+    computed, then moved there by ``reshard`` (an impl computes values, not placements)."""
+    from ..sharding import Mesh, reshard
+
+    if layout is not None and isinstance(layout.mesh, Mesh) and core._state.dynamic is None:
+        return reshard(prim.bind(*args, **params, **{key: None}), layout)
+    return prim.bind(*args, **params, **{key: layout})
 
 
 def reduce_max(operand, axes):
@@ -665,22 +673,18 @@ def _iota_dimension(dimension, shape) -> int:
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
-    """An array of ``shape`` whose values count along ``dimension``; ``out_sharding`` lays it out
-    (by ``reshard``, as ``sharding.with_out_sharding`` does: the engine's iota carries none)."""
+    """An array of ``shape`` whose values count along ``dimension``; ``out_sharding`` lays it out."""
     shape = _shape(shape)
     if not all(d >= 0 for d in shape):
         raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
-    out = st.iota_p.bind(
+    return _bind_laid_out(
+        st.iota_p,
+        "sharding",
+        _layout_param(out_sharding, len(shape), "broadcasted_iota"),
         dtype=core.canonical_dtype(dtype),
         shape=shape,
         dimension=_iota_dimension(dimension, shape),
-        sharding=None,
     )
-    if out_sharding is None:
-        return out
-    from ..sharding import reshard
-
-    return reshard(out, out_sharding)
 
 
 def rev(operand, dimensions):

@@ -169,6 +169,17 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding=None):
     return np.broadcast_to(np.transpose(x, order).reshape(expanded), shape)
 
 
+def _layout_shown(key: str):
+    """JAX holds an ``out_sharding=`` parameter over the abstract mesh (its canonicalize_sharding)
+    and prints it so; the engine's keeps the mesh's devices, which the partitioner lays out over."""
+
+    def shown(v):
+        mesh = getattr(v, "mesh", None)
+        return type(v)(mesh.abstract_mesh, v.spec) if hasattr(mesh, "abstract_mesh") else v
+
+    return lambda eqn: [(k, shown(v) if k == key else v) for k, v in sorted(eqn.params.items())]
+
+
 # The shape is the binder's type; trivial broadcast dimensions are not shown (as in JAX).
 ir.pp_params_rules[broadcast_in_dim_p] = lambda eqn: (
     [("broadcast_dimensions", eqn.params["broadcast_dimensions"])]
@@ -747,3 +758,7 @@ batching.batch_rules[bitcast_convert_type_p] = lambda size, vals, dims, *, new_d
     bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype),
     0,
 )
+
+ir.pp_params_rules[reshape_p] = _layout_shown("sharding")
+ir.pp_params_rules[iota_p] = _layout_shown("sharding")
+ir.pp_params_rules[reduce_sum_p] = _layout_shown("out_sharding")

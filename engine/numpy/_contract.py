@@ -231,7 +231,9 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
         from ._ufuncs import multiply
 
         return _to_bool_if(multiply(a, b), was_bool)
-    out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), preferred_element_type)
+    out = _dot_general(
+        a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), preferred_element_type, precision=precision
+    )
     return _to_bool_if(out, was_bool)
 
 
@@ -267,7 +269,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
             raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in xa)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in xb)
-    out = _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type, out_sharding)
+    out = _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type, out_sharding, precision)
     return _to_bool_if(out, was_bool)
 
 

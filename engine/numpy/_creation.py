@@ -67,7 +67,19 @@ def array(
     out = _array(object, dtype, copy, order, ndmin)
     # (jnp.asarray of a jax.Array is that array, in JAX too; one to lay out is staged, as a constant)
     out = out if out is object and out_sharding is None else staged(out)
+    if out_sharding is not None and core._state.dynamic is not None:  # (JAX's: a convert typed with it)
+        return _converted_onto(out, out_sharding)
     return _placed(out, device, out_sharding)
+
+
+def _converted_onto(x, out_sharding):
+    from ..sharding import Mesh, NamedSharding, as_sharding
+
+    s = as_sharding(out_sharding, "jnp.array")
+    if not (isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh)):
+        return reshard(x, s)
+    aval = core.get_aval(x)
+    return lax.convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type, sharding=s)
 
 
 def _array(object, dtype, copy, order, ndmin):
@@ -332,10 +344,14 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     Array([0, 1, 2], dtype=int32)
     """
     _one_placement(device, out_sharding, "jnp.arange")
-    return _placed(_arange(start, stop, step, dtype), device, out_sharding)
+    return _placed(_arange(start, stop, step, dtype, out_sharding), device)
 
 
-def _arange(start, stop, step, dtype):
+def _arange(start, stop, step, dtype, out_sharding=None):
+    # (out_sharding: the iota's, as JAX's: the equations after it keep its layout)
+    def iota(dtype, size):
+        return lax.broadcasted_iota(dtype, (size,), 0, out_sharding=out_sharding)
+
     start_name = "stop" if stop is None and step is None else "start"  # (JAX's name for a lone bound)
     bounds = [b for b in (start, stop, step) if b is not None]
     if dtype is None:
@@ -357,17 +373,18 @@ def _arange(start, stop, step, dtype):
         if by is not None:
             working = np.dtype(np.float32) if dtype_kind(dtype) == "f" and dtype.itemsize < 4 else dtype
             size = builtins.max(0, int(np.ceil((hi - lo) / by)))
-            ramp = lax.mul(np.array(by, working), lax.iota(working, size))
+            ramp = lax.mul(np.array(by, working), iota(working, size))
             return lax.convert_element_type(lax.add(np.array(lo, working), ramp), dtype)
         size = builtins.max(0, int(np.ceil(hi - lo)))
         if lo == 0:
-            return lax.iota(dtype, size)
-        return lax.add(np.array(lo, dtype), lax.iota(dtype, size))
-    return Array(
+            return iota(dtype, size)
+        return lax.add(np.array(lo, dtype), iota(dtype, size))
+    out = Array(
         np.arange(
             *[v for v in vals if v is not None] if stop is not None or step is not None else [vals[0]]
         ).astype(dtype)
     )
+    return out if out_sharding is None else reshard(out, out_sharding)
 
 
 def linspace(

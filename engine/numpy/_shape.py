@@ -60,22 +60,22 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
     shape = newshape if shape is None else shape
     if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
         return a.reshape(shape, order=order)
-    out = _reshape(a, shape, order)
-    return out if out_sharding is None else reshard(out, out_sharding)
+    return _reshape(a, shape, order, out_sharding)
 
 
-def _reshape(a, shape, order: str):
+def _reshape(a, shape, order: str, out_sharding=None):
     a = as_operand(a)
     # (a single dimension is JAX's one-element list: its errors print ``[JitTracer(int32[])]``)
     one = isinstance(shape, (int, np.integer)) or getattr(shape, "ndim", None) == 0
     new = _resolve_shape(concrete_shape([shape] if one else shape), shape, a.shape, a.size)
     if order == "F":  # (as JAX: one reshape reading the axes reversed, then the result transposed)
-        return transpose(lax.reshape(a, new[::-1], tuple(range(a.ndim))[::-1]))
+        out = transpose(lax.reshape(a, new[::-1], tuple(range(a.ndim))[::-1]))
+        return out if out_sharding is None else reshard(out, out_sharding)
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
     if order != "C":
         raise ValueError(f"Unexpected value for 'order' argument: {order}.")
-    return lax.reshape(a, new)
+    return lax.reshape(a, new, out_sharding=out_sharding)
 
 
 @with_out_sharding

@@ -274,6 +274,23 @@ def _reduction(collective):
     return rule
 
 
+def laid_out(rule, key: str):
+    """``rule`` for a primitive whose ``key`` parameter, a sharding over the mesh, lays its result
+    out (``lax.reshape(..., out_sharding=)``, ``jnp.zeros(..., out_sharding=)``): the rule runs
+    without it, then the result moves there."""
+
+    def laid(ctx, prim, vals, params):
+        target = params.get(key)
+        if target is None or not isinstance(target.mesh, Mesh):
+            return rule(ctx, prim, vals, params)
+        _check_mesh(ctx, target, f"{prim.name}'s {key}")
+        out = rule(ctx, prim, vals, dict(params, **{key: None}))
+        want = spec_of(target, len(out.spec))
+        return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
+
+    return laid
+
+
 def _arg_reduction(ctx, prim, vals, params):
     (x,) = vals
     (axis,) = params["axes"]
@@ -392,7 +409,11 @@ def _install_rules():
     from . import shape_rules, slicing_rules
 
     spmd_rules[structural.select_n_p] = _elementwise
-    spmd_rules[structural.reduce_sum_p] = _reduction(lambda v, ax: lax_parallel.psum(v, _axis_name(ax)))
+    spmd_rules[structural.reduce_sum_p] = laid_out(
+        _reduction(lambda v, ax: lax_parallel.psum(v, _axis_name(ax))), "out_sharding"
+    )
+    spmd_rules[structural.iota_p] = laid_out(_fallback, "sharding")
+    spmd_rules[structural.convert_element_type_p] = laid_out(_elementwise, "sharding")
     spmd_rules[structural.reduce_max_p] = _reduction(lambda v, ax: lax_parallel.pmax(v, _axis_name(ax)))
     spmd_rules[structural.reduce_min_p] = _reduction(lambda v, ax: lax_parallel.pmin(v, _axis_name(ax)))
     spmd_rules[structural.dot_general_p] = _dot_general
@@ -430,6 +451,7 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
                 and "out_sharding" not in eqn.params
                 and eqn.params.get("sharding") is None  # (a broadcast laid out: jnp.zeros(out_sharding=))
                 and not sharded_jit.call_mesh(eqn)  # (a nested jit's shardings lay out even these)
+                and not _lays_out_inside(eqn)
                 and all(not any(x.spec) for x in vals)
             ):  # nothing to split
                 outs = prim.bind(*[x.val for x in vals], **_local_params(eqn.params))
@@ -445,6 +467,14 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
 
 # Primitives whose rule runs even on replicated operands (they set a layout themselves).
 _always_ruled: set = set()
+
+
+def _lays_out_inside(eqn) -> bool:
+    """Whether a program ``eqn`` holds names a mesh (a ``reshard`` of a constant inside a nested
+    jit lays out a result of replicated operands)."""
+    from ..ir import subjaxprs
+
+    return any(_mesh_in_jaxpr(sub, False) is not None for sub in subjaxprs(eqn))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -693,6 +723,7 @@ _install_eager_dispatch()
 # reshard/sharding_constraint and jax.typeof's layouts of traced values (they use this module's
 # rules; their names are importable from here too)
 from .reshard import (  # noqa: E402, F401
+    _mesh_in_jaxpr,
     annotate_types,
     bind_reshard,
     bind_sharding_constraint,

@@ -248,24 +248,22 @@ eqn_meshes: dict[core.Primitive, Callable] = {
 }
 
 
-def _out_sharding_mesh(eqn):
-    s = eqn.params.get("out_sharding")
-    return s.mesh if s is not None else None
+def _param_mesh(key: str):
+    def mesh(eqn):
+        s = eqn.params.get(key)
+        return s.mesh if s is not None and isinstance(s.mesh, Mesh) else None
 
-
-def _sharding_mesh(eqn):
-    s = eqn.params.get("sharding")
-    return s.mesh if s is not None and isinstance(s.mesh, Mesh) else None
+    return mesh
 
 
 def _eqn_mesh(eqn):
     if not eqn_meshes.get("installed"):
-        from ..lax.structural import dot_general_p
+        from ..lax import structural as st
 
-        from ..lax.structural import broadcast_in_dim_p
-
-        eqn_meshes[dot_general_p] = _out_sharding_mesh
-        eqn_meshes[broadcast_in_dim_p] = _sharding_mesh
+        for p in (st.dot_general_p, st.reduce_sum_p):
+            eqn_meshes[p] = _param_mesh("out_sharding")
+        for p in (st.broadcast_in_dim_p, st.reshape_p, st.iota_p, st.convert_element_type_p):
+            eqn_meshes[p] = _param_mesh("sharding")
         eqn_meshes["installed"] = True  # type: ignore[index]
     rule = eqn_meshes.get(eqn.primitive)
     return rule(eqn) if rule is not None else None

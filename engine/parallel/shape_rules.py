@@ -21,19 +21,13 @@ from .partition import (
     _replicated,
     _to_spec,
     _type_str,
+    laid_out,
     partition,
-    spec_of,
 )
 
 
 def _broadcast_in_dim(ctx, prim, vals, params):
-    """Split dimensions stay split where they are not widened; a broadcast given a ``sharding``
-    (``jnp.zeros(..., out_sharding=)``) is laid out by it."""
-    target = params.get("sharding")
-    if target is not None and getattr(target, "mesh", None) is not None:
-        out = _broadcast_in_dim(ctx, prim, vals, dict(params, sharding=None))
-        want = spec_of(target, len(params["shape"]))
-        return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
+    """Split dimensions stay split where they are not widened."""
     x = vals[0]
     shape, dims = params["shape"], params["broadcast_dimensions"]
     in_shape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
@@ -181,8 +175,8 @@ def install(rules: dict) -> None:
     from ..lax import structural
     from ..lax.scan import scan_p
 
-    rules[structural.broadcast_in_dim_p] = _broadcast_in_dim
-    rules[structural.reshape_p] = _reshape
+    rules[structural.broadcast_in_dim_p] = laid_out(_broadcast_in_dim, "sharding")
+    rules[structural.reshape_p] = laid_out(_reshape, "sharding")
     rules[structural.transpose_p] = _transpose
     rules[structural.squeeze_p] = _squeeze
     rules[structural.concatenate_p] = _concatenate
