@@ -24,7 +24,7 @@ from .narrow_dtypes import kind as dtype_kind
 from .pytree.flatten import flatten_args, unflatten_args
 from .pytree.partial import Partial
 from .tangent_checks import check_jvp_tangent, check_linearized_tangent
-from .vjp_function import VJP, Backward, fun_name, split_residuals
+from .vjp_function import VJP, Backward, explicit_layout, fun_name, split_residuals
 from .vmap_sizes import inconsistent_sizes
 
 
@@ -246,7 +246,11 @@ def _vjp(fun: Callable, primals: tuple, has_aux: bool, as_pytree: bool):
     else:  # the eager tape's pullback
         args_res, opaque, spec = [], [], None
         transpose = lambda _, cts: f_vjp_flat(*cts)  # noqa: E731
-    backward = Backward(transpose, spec, in_tree, main_tree, out_avals, aux_avals, in_avals, fun_name(fun))
+    layouts = [explicit_layout(p) for p in primals_flat]
+    layouts = layouts if any(s is not None for s in layouts) else None
+    backward = Backward(
+        transpose, spec, in_tree, main_tree, out_avals, aux_avals, in_avals, fun_name(fun), layouts
+    )
     f_vjp = VJP(backward, args_res, opaque)
     if has_aux:
         return out_main, f_vjp, aux

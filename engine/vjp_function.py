@@ -38,12 +38,17 @@ class Backward:
     """A pullback's static part: ``transpose(residuals, cotangents)`` (flat), where each residual
     comes from (``spec``: ``i >= 0`` the primal input leaf ``i``, ``~k`` the other residual ``k``;
     None: the eager tape's pullback, which holds its own) and the trees and types of the
-    function's inputs and outputs."""
+    function's inputs and outputs. ``layouts``: the shardings of inputs on a mesh with explicit
+    axes (else None), which their cotangents take, as JAX types a cotangent as its primal."""
 
-    __slots__ = ("transpose", "spec", "in_tree", "out_tree", "out_avals", "aux_avals", "in_avals", "fun_name")
+    __slots__ = (
+        "transpose", "spec", "in_tree", "out_tree", "out_avals", "aux_avals", "in_avals", "fun_name", "layouts"
+    )  # fmt: skip
 
-    def __init__(self, transpose, spec, in_tree, out_tree, out_avals, aux_avals, in_avals, fun_name="fun"):
-        self.transpose, self.spec, self.fun_name = transpose, spec, fun_name
+    def __init__(
+        self, transpose, spec, in_tree, out_tree, out_avals, aux_avals, in_avals, fun_name="fun", layouts=None
+    ):
+        self.transpose, self.spec, self.fun_name, self.layouts = transpose, spec, fun_name, layouts
         self.in_tree, self.out_tree = in_tree, out_tree
         self.out_avals, self.aux_avals, self.in_avals = out_avals, aux_avals, in_avals
 
@@ -138,11 +143,20 @@ class VJP:
                 )
         if b.aux_avals:  # (aux outputs: no cotangent)
             ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]
+        from .parallel.partition import in_backward
+
+        in_backward[0] += 1
+        try:
+            cts_flat = b.transpose(self.residuals, ct_flat)
+        finally:
+            in_backward[0] -= 1
         cts_in = []
-        for c, a in zip(b.transpose(self.residuals, ct_flat), b.in_avals):
+        for c, a in zip(cts_flat, b.in_avals):
             if type(c) is ad.Zero:
                 c = ad.instantiate_zeros(c)
             cts_in.append(c if type(c) is Array and c._value.dtype == a.dtype else match_dtype(c, a))
+        if b.layouts is not None:
+            cts_in = [c if s is None else _typed_as_primal(c, s) for c, s in zip(cts_in, b.layouts)]
         args_ct, _ = unflatten_args(b.in_tree, cts_in)
         return tuple(args_ct)
 
@@ -152,6 +166,32 @@ class VJP:
     @classmethod
     def tree_unflatten(cls, backward, children):
         return cls(backward, *children)
+
+
+def explicit_layout(x):
+    """The sharding of ``x`` (an array or a ``jit`` tracer) on a mesh with explicit axes, which its
+    cotangent takes (JAX types a cotangent as its primal); else None."""
+    if isinstance(x, core.Tracer):
+        from .parallel.reshard import traced_sharding
+
+        s = traced_sharding(x)
+    else:
+        s = x.sharding if getattr(x, "on_mesh", False) else None
+    return s if s is not None and getattr(s.mesh, "explicit_axes", ()) else None
+
+
+def _typed_as_primal(ct, sharding):
+    """``ct`` laid out by its primal's ``sharding``: moved there (a ``reshard``, staged under ``jit``)
+    only where the backward pass left it elsewhere (a cotangent made of constants)."""
+    from .sharding import reshard
+
+    if isinstance(ct, core.Tracer):
+        from .parallel.reshard import traced_sharding
+
+        have = traced_sharding(ct)
+    else:
+        have = getattr(ct, "sharding", None)
+    return ct if have == sharding else reshard(ct, sharding)
 
 
 def match_dtype(ct, aval):

@@ -670,3 +670,46 @@ def test_a_constant_resharded_under_jit_is_staged(mesh):
         for out in (f(), g()):
             assert out.sharding == NamedSharding(mesh, P("b"))
             np.testing.assert_array_equal(np.asarray(out), c)
+
+
+def test_a_cotangent_is_laid_out_as_its_primal_on_an_explicit_mesh():
+    # as JAX 0.10.2 types a cotangent (its primal's type): grads of sharded inputs keep their
+    # shardings, eagerly and under jit, also where the backward pass makes them of constants
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    with jax.set_mesh(m):
+        x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P("x", None))
+        w = jax.device_put(jnp.ones((4, 8)), P(None, "y"))
+        for f in (lambda x: (x * 2).sum(), lambda x: jnp.sin(x).sum(), lambda x: x.reshape(16).sum()):
+            for g in (jax.grad(f), jax.jit(jax.grad(f))):
+                assert g(x).sharding == NamedSharding(m, P("x", None))
+        np.testing.assert_allclose(
+            np.asarray(jax.grad(lambda x: jnp.sin(x).sum())(x)),
+            np.cos(np.arange(16.0).reshape(4, 4)),
+            rtol=1e-6,
+        )
+
+        def loss(w, x):  # (its backward contracts over the sharded x: no sharding-type error there)
+            return ((x @ w) ** 2).sum()
+
+        for g in (jax.grad(loss, argnums=(0, 1)), jax.jit(jax.grad(loss, argnums=(0, 1)))):
+            gw, gx = g(w, x)
+            assert gw.sharding == NamedSharding(m, P(None, "y")) and gx.sharding == NamedSharding(
+                m, P("x", None)
+            )
+            xs, ws = np.arange(16.0).reshape(4, 4), np.ones((4, 8))
+            np.testing.assert_allclose(np.asarray(gw), 2 * xs.T @ (xs @ ws), rtol=1e-6)
+            np.testing.assert_allclose(np.asarray(gx), 2 * (xs @ ws) @ ws.T, rtol=1e-6)
+
+
+def test_an_eager_slice_that_splits_unevenly_says_what_jax_says():
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    with jax.set_mesh(m):
+        x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P("x", None))
+        with pytest.raises(
+            Exception, match=r"^dynamic_slice on sharded dims .*shape=\(np.int64\(3\), np.int64\(4\)\)"
+        ):
+            jax.lax.slice(x, (1, 0), (4, 4))
+        with pytest.raises(Exception, match=r"^Use `.at\[...\].get\(out_sharding=\)`"):
+            x[1:]  # (JAX's eager indexing is a gather)
+        with pytest.raises(Exception, match=r"^slicing on sharded dims .*shape=\(3, 4\)"):
+            jax.jit(lambda x: x[1:])(x)

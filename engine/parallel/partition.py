@@ -667,12 +667,17 @@ def partitioned_text(closed: ClosedJaxpr, name: str, args) -> str:
 # Eager operations on sharded arrays: each primitive is a one-equation program, run per device.
 
 _eager_programs: dict = {}
+# >0 while a backward pass runs: its operations are the engine's AD rules, which do not say the
+# out_sharding JAX's would (a transposed dot over a sharded contraction), so, as inside jit, the
+# partitioner picks a layout instead of raising JAX's sharding-type errors for them
+in_backward = [0]
 
 
 def run_eager(prim: core.Primitive, vals, params):
     """``prim`` applied to ``vals`` (some of them ``NamedShardedArray``s on a mesh) on the mesh's
     devices, as JAX runs an eager op on sharded arrays (a compiled one-op program)."""
-    outs = run_sharded(vals, _eager_program(prim, vals, params), prim.name, checks=True)
+    checks = not in_backward[0]
+    outs = run_sharded(vals, _eager_program(prim, vals, params), prim.name, checks=checks)
     if outs is None:  # (not reached: run_eager is only called with a sharded operand)
         raise AssertionError("run_eager without a sharded operand")
     return outs if prim.multiple_results else outs[0]

@@ -17,6 +17,8 @@ as ``MeshContext.explicit``) but for slicing, whose rule JAX applies inside ``ji
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import core
 from .partition import (
     MeshContext,
@@ -54,10 +56,13 @@ def _kept_spec(ctx: MeshContext, x: Sharded, out_shape, name: str) -> Spec:
     spec = tuple(_typed(ctx, s) for s in x.spec)
     for n, out, axes in zip(shape, out_shape, spec):
         if n != out and axes and out % ctx.parts(axes):
+            sizes = tuple(int(n) for n in out_shape)
+            if ctx.checks and name == "slicing":  # (JAX's eager slice is a dynamic_slice of numpy ints)
+                name, sizes = "dynamic_slice", tuple(np.int64(n) for n in sizes)
             raise ShardingTypeError(
                 f"{name} on sharded dims where out dim ({out}) is not divisible by mesh axes "
                 f"({ctx.parts(axes)}) with spec ({_entry(axes)}) is not implemented. Got input "
-                f"type={_type_str(ctx, x)} and output shape={tuple(int(n) for n in out_shape)}"
+                f"type={_type_str(ctx, x)} and output shape={sizes}"
             )
     return spec
 
