@@ -56,7 +56,7 @@ def _kept_spec(ctx: MeshContext, x: Sharded, out_shape, name: str) -> Spec:
     spec = tuple(_typed(ctx, s) for s in x.spec)
     for n, out, axes in zip(shape, out_shape, spec):
         if n != out and axes and out % ctx.parts(axes):
-            sizes = tuple(int(n) for n in out_shape)
+            sizes: tuple = tuple(int(n) for n in out_shape)
             if ctx.checks and name == "slicing":  # (JAX's eager slice is a dynamic_slice of numpy ints)
                 name, sizes = "dynamic_slice", tuple(np.int64(n) for n in sizes)
             raise ShardingTypeError(
