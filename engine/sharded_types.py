@@ -145,6 +145,17 @@ def context_sharding(ndim: int) -> NamedSharding | None:
     return NamedSharding(mesh, PartitionSpec(*[None] * ndim))
 
 
+def typed_layout(x) -> NamedSharding | None:
+    """The sharding the type of ``x``, a value being staged, names on a context mesh with explicit
+    axes (JAX's ``x.aval.sharding``, which ``full_like`` lays its result out by); else None."""
+    if not get_abstract_mesh().explicit_axes:
+        return None
+    from .parallel.reshard import traced_sharding
+
+    s = traced_sharding(x)
+    return s if s is not None and any(s.spec) else None
+
+
 def typeof(x):
     """The type of ``x``: shape, dtype, weak type and, on an explicit mesh, its sharding.
 

@@ -177,7 +177,7 @@ def explicit_layout(x):
         s = traced_sharding(x)
     else:
         s = x.sharding if getattr(x, "on_mesh", False) else None
-    return s if s is not None and getattr(s.mesh, "explicit_axes", ()) else None
+    return s if getattr(getattr(s, "mesh", None), "explicit_axes", ()) else None
 
 
 def _typed_as_primal(ct, sharding):

@@ -713,3 +713,95 @@ def test_an_eager_slice_that_splits_unevenly_says_what_jax_says():
             x[1:]  # (JAX's eager indexing is a gather)
         with pytest.raises(Exception, match=r"^slicing on sharded dims .*shape=\(3, 4\)"):
             jax.jit(lambda x: x[1:])(x)
+
+
+def _xy_mesh():
+    return jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+
+
+def test_operations_along_one_dimension_keep_the_operands_split():
+    # the types JAX 0.10.2 gives (eagerly and under jit), and its errors where the dimension is split
+    m = _xy_mesh()
+    with jax.set_mesh(m):
+        x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P("x", None))
+        xs = np.arange(16.0).reshape(4, 4)
+        cases = [
+            (lambda x: jnp.cumsum(x, axis=1), ["float32[4@x,4]"], np.cumsum(xs, 1)),
+            (lambda x: jax.lax.cummax(x, axis=1), ["float32[4@x,4]"], np.maximum.accumulate(xs, 1)),
+            (lambda x: jnp.sort(-x, axis=1), ["float32[4@x,4]"], np.sort(-xs, 1)),
+            (lambda x: jax.lax.top_k(x, 2), ["float32[4@x,2]", "int32[4@x,2]"], None),
+            (lambda x: jnp.split(x, 2, axis=0), ["float32[2@x,4]", "float32[2@x,4]"], None),
+            (lambda x: jax.lax.split(x, (1, 3), axis=1), ["float32[4@x,1]", "float32[4@x,3]"], None),
+            (lambda x: jnp.flip(x, 0), ["float32[4@x,4]"], xs[::-1]),
+            (lambda x: jnp.pad(x, [(1, 1), (0, 0)]), ["float32[6@x,4]"], np.pad(xs, [(1, 1), (0, 0)])),
+            (lambda x: jnp.zeros_like(x), ["float32[4@x,4]"], np.zeros((4, 4))),
+            (lambda x: jnp.full_like(x, 2, dtype=jnp.int32), ["int32[4@x,4]"], np.full((4, 4), 2)),
+            (lambda x: x.astype(jnp.int32), ["int32[4@x,4]"], xs.astype(np.int32)),
+            (lambda x: jnp.repeat(x, 2, axis=1), ["float32[4@x,8]"], np.repeat(xs, 2, 1)),
+        ]
+        for f, types, want in cases:
+            for g in (f, jax.jit(f)):
+                out = jax.tree.leaves(g(x))
+                assert [str(jax.typeof(o)) for o in out] == types, (types, g)
+                if want is not None:
+                    np.testing.assert_array_equal(np.asarray(out[0]), want)
+        refused = [
+            (
+                lambda x: jnp.cumsum(x, axis=0),
+                "Input should be unsharded over the axis being reduced. Got input type=float32[4@x,4] and axis=0",
+            ),
+            (
+                lambda x: jnp.sort(x, axis=0),
+                "Arguments to sort must be unsharded over the sorting dimension. Got arg sharding=NamedSharding(mesh=AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit), device_kind=cpu, num_cores=None, platform=cpu), spec=P('x', None)) and sorting dimension=0",
+            ),
+            (
+                lambda x: jax.lax.split(x, (1, 3), axis=0),
+                "split on sharded dims where out dim (1) is not divisible by mesh axes (2) with spec (x) is not implemented. Got input type=f32[4@x,4] and output shape=(1, 4)",
+            ),
+            (
+                lambda x: jnp.repeat(x, 2),
+                "Please pass sharding to `jnp.repeat` via `out_sharding` parameter.",
+            ),
+        ]
+        for f, message in refused:
+            for g in (f, jax.jit(f)):
+                with pytest.raises(Exception) as e:
+                    g(x)
+                assert str(e.value) == message
+                assert type(e.value).__name__ == ("ValueError" if "repeat" in message else "ShardingTypeError")
+
+
+def test_out_sharding_of_jnp_shape_functions_is_their_equations():
+    m = _xy_mesh()
+    with jax.set_mesh(m):
+        x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P("x", None))
+        z = jax.device_put(jnp.arange(8.0), P("y"))
+        text = str(jax.make_jaxpr(lambda x: jnp.ravel(x, out_sharding=P("x")))(x))
+        assert "b:f32[16@x] = reshape[" in text and "reshard" not in text
+        text = str(jax.make_jaxpr(lambda z: jnp.broadcast_to(z, (4, 8), out_sharding=P("x", "y")))(z))
+        assert (
+            "b:f32[4@x,8@y] = broadcast_in_dim[broadcast_dimensions=(1,)] a\n" in text
+            and "reshard" not in text
+        )
+        # (JAX's repeat runs under auto_axes: the operand is resharded to the Auto mesh and back)
+        text = str(jax.make_jaxpr(lambda z: jnp.repeat(z, 2, out_sharding=P("y")))(z))
+        assert (
+            text.startswith("{ lambda ; a:f32[8@y]. let\n    b:f32[8] = reshard a\n")
+            and "e:f32[16@y] = reshard d" in text
+        )
+        out = jnp.repeat(z, 2, out_sharding=P("y"))
+        np.testing.assert_array_equal(np.asarray(out), np.repeat(np.arange(8.0), 2))
+        assert out.sharding == NamedSharding(m, P("y"))
+
+
+def test_vmap_of_reshard_and_jacobians_keep_the_layout():
+    # (JAX 0.10.2: the batch dimension unsplit, the rest as the reshard or the primal says)
+    m = _xy_mesh()
+    with jax.set_mesh(m):
+        z = jax.device_put(jnp.arange(8.0), P("y"))
+        assert str(jax.typeof(jax.vmap(lambda c: jax.reshard(c, P("y")))(jnp.eye(8)))) == "float32[8,8@y]"
+        assert str(jax.typeof(jax.jacrev(jnp.sin)(z))) == "float32[8,8@y]"
+        assert str(jax.typeof(jax.jacfwd(jnp.sin)(z))) == "float32[8@y,8]"
+        np.testing.assert_allclose(
+            np.asarray(jax.jacrev(jnp.sin)(z)), np.diag(np.cos(np.arange(8.0))), rtol=1e-6
+        )

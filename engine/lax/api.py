@@ -410,6 +410,10 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     laid out like ``x``, or by ``sharding`` when given (``full``'s)."""
     aval = _aval(x)
     weak = dtype is None and aval.weak_type
+    if sharding is None and shape is None and isinstance(x, Tracer):  # (JAX's: x.aval.sharding)
+        from ..sharded_types import typed_layout
+
+        sharding = typed_layout(x)
     out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype, weak, sharding)
     if sharding is None and (
         core.vma_checking[0] or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False)

@@ -25,6 +25,7 @@ from ._promote import (
     shape_of,
     to_inexact_dtype,
 )
+from ..sharded_types import typed_layout
 from ..sharding import reshard
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
@@ -91,7 +92,7 @@ def _array(object, dtype, copy, order, ndmin):
             return device_put(
                 array(object.__jax_array__(), dtype, copy, order, ndmin), object._buffers[0].device
             )
-    if hasattr(object, "__jax_array__"):
+    if hasattr(object, "__jax_array__") and not getattr(object, "on_mesh", False):  # (kept on its mesh)
         object = object.__jax_array__()
     if dims.is_symbolic_dim(object) or (
         isinstance(object, (list, tuple)) and any(dims.is_symbolic_dim(d) for d in object)
@@ -125,7 +126,9 @@ def _array(object, dtype, copy, order, ndmin):
         if copy and (isinstance(object, Tracer) or core._state.dynamic is not None):
             object = lax.copy_p.bind(object)  # (JAX copies in the trace first: a copy equation)
         out = convert(object, dtype or object.dtype, weak)
-        if copy and out is object and isinstance(object, Array):
+        if copy and out is object and getattr(object, "on_mesh", False):
+            out = lax.copy_p.bind(object)  # (a copy on the mesh's devices)
+        elif copy and out is object and isinstance(object, Array):
             out = Array(np.array(core.to_numpy(object)), object.weak_type)
     elif type(object) in (bool, int, float, complex):
         if dtype is None:
@@ -271,9 +274,12 @@ def _like_dtype_shape(a, dtype, shape, fun_name):
     return d, weak, shape_of(a) if shape is None else concrete_shape(shape)
 
 
-def _filled_like(a, fill, d, weak, s, device, out_sharding):
+def _filled_like(a, fill, d, weak, s, device, out_sharding, shape):
     """A scalar ``fill`` in the shape ``s``: laid out like ``a``, by ``out_sharding`` (a broadcast
-    typed with it, as JAX's ``lax.full_like``), or put on ``device``."""
+    typed with it, as JAX's ``lax.full_like``; ``a``'s type's sharding for a traced ``a`` of the
+    same ``shape``), or put on ``device``."""
+    if out_sharding is None and shape is None and device is None and isinstance(a, Tracer):
+        out_sharding = typed_layout(a)
     if out_sharding is not None:
         return lax.full(s, fill, d, weak, sharding=out_sharding)
     return _placed(laid_out_like(a, lax.full(s, fill, d, weak), weak), device)
@@ -284,7 +290,7 @@ def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     ``out_sharding`` lays them out (one of the two)."""
     _one_placement(device, out_sharding, "jnp.zeros_like")
     d, weak, s = _like_dtype_shape(a, dtype, shape, "zeros_like")
-    return _filled_like(a, 0, d, weak, s, device, out_sharding)
+    return _filled_like(a, 0, d, weak, s, device, out_sharding, shape)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
@@ -292,7 +298,7 @@ def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     ``out_sharding`` lays them out (one of the two)."""
     _one_placement(device, out_sharding, "jnp.ones_like")
     d, weak, s = _like_dtype_shape(a, dtype, shape, "ones_like")
-    return _filled_like(a, 1, d, weak, s, device, out_sharding)
+    return _filled_like(a, 1, d, weak, s, device, out_sharding, shape)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
@@ -313,7 +319,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
         with transfers.inside_program():
             return full_like(a, fill_value, dtype, shape, device=device, out_sharding=out_sharding)
     if shape_of(fill_value) == ():
-        return _filled_like(a, convert(fill_value, d, weak), d, weak, s, device, out_sharding)
+        return _filled_like(a, convert(fill_value, d, weak), d, weak, s, device, out_sharding, shape)
     out = broadcast_to_shape(asarray(fill_value, d), s)
     return _placed(out if out_sharding is not None else laid_out_like(a, out, weak), device, out_sharding)
 

@@ -192,11 +192,16 @@ def broadcast_shapes(*shapes) -> tuple:
         return dims.broadcast_shapes(*shapes)
 
 
-def broadcast_to_shape(x, shape):
-    """numpy-style broadcast of an operand to ``shape`` (trailing alignment, size-1 stretching)."""
+def broadcast_to_shape(x, shape, out_sharding=None):
+    """numpy-style broadcast of an operand to ``shape`` (trailing alignment, size-1 stretching),
+    laid out by ``out_sharding`` when given (the broadcast's, as JAX's)."""
     xs = shape_of(x)
     shape = tuple(shape)
     if xs == shape:
+        if out_sharding is not None:
+            from ..sharding import reshard
+
+            return reshard(as_operand(x), out_sharding)
         return as_operand(x)
     if len(xs) > len(shape):
         raise ValueError(
@@ -210,7 +215,7 @@ def broadcast_to_shape(x, shape):
         )
     lead = len(shape) - len(xs)
     # (size-1 axes stretch in broadcast_in_dim itself, as JAX's lax.broadcast_to)
-    return lax.broadcast_in_dim(as_operand(x), shape, tuple(range(lead, len(shape))))
+    return lax.broadcast_in_dim(as_operand(x), shape, tuple(range(lead, len(shape))), out_sharding)
 
 
 def promote_shapes(*args):

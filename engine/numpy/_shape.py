@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from ._promote import (
     promote_dtypes,
     shape_of,
 )
-from ..sharding import reshard, with_out_sharding
+from ..sharded_types import typeof
+from ..sharding import P, auto_axes, get_abstract_mesh, reshard
 from ._staged import jitted_inline, staged_as_jit
 
 
@@ -78,10 +80,9 @@ def _reshape(a, shape, order: str, out_sharding=None):
     return lax.reshape(a, new, out_sharding=out_sharding)
 
 
-@with_out_sharding
-def ravel(a, order: str = "C"):
+def ravel(a, order: str = "C", *, out_sharding=None):
     a = as_operand(a)
-    return reshape(a, (a.size,), order)
+    return reshape(a, (a.size,), order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):
@@ -166,11 +167,10 @@ def expand_dims(a, axis):
     return lax.expand_dims(a, axes)  # a broadcast_in_dim, as in JAX
 
 
-@with_out_sharding
-def broadcast_to(array, shape):
+def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcast ``array`` to ``shape`` with numpy's rules."""
     check_arraylike("broadcast_to", array)
-    return broadcast_to_shape(array, concrete_shape(shape))
+    return broadcast_to_shape(array, concrete_shape(shape), out_sharding)
 
 
 def broadcast_arrays(*args):
@@ -436,11 +436,11 @@ def tile(A, reps):
     return lax.tile(a, reps)  # one tile equation, as JAX
 
 
-@with_out_sharding
-def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):
+def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None, out_sharding=None):
     """Repeat each element ``repeats`` times (an int, or one count per element); with
     ``total_repeat_length`` the counts may be traced (the output is cut or filled with the last
-    element to that length).
+    element to that length). On a mesh with explicit axes it runs as JAX's, under ``auto_axes``
+    laid out by ``out_sharding`` (by default ``a``'s, which must not split ``axis``).
 
     >>> jnp.repeat(jnp.array([1, 2, 3]), jnp.array([2, 0, 1]))
     Array([1, 1, 3], dtype=int32)
@@ -453,6 +453,20 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     if axis is None:
         a, axis = ravel(a), 0
     axis = concrete_int(axis, "'axis' argument of jnp.repeat()")
+    if out_sharding is None and get_abstract_mesh().explicit_axes:
+        typed = typeof(a).sharding
+        if typed.spec[axis] is not None:
+            raise ValueError("Please pass sharding to `jnp.repeat` via `out_sharding` parameter.")
+        out_sharding = P() if typed.mesh.empty else typed.spec
+    body = functools.partial(_repeat, axis=axis, total_repeat_length=total_repeat_length)
+    if out_sharding is None:
+        return body(repeats, a)
+    if total_repeat_length is None:
+        return auto_axes(functools.partial(body, repeats), out_sharding=out_sharding)(a)
+    return auto_axes(body, out_sharding=out_sharding)(repeats, a)
+
+
+def _repeat(repeats, a, *, axis: int, total_repeat_length: int | None):
     if total_repeat_length is None:
         counts = np.asarray(
             core.concrete_or_error(

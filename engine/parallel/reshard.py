@@ -38,12 +38,20 @@ reshard_p = core.Primitive("reshard")
 # JAX's params: ``dst_sharding`` over the mesh's AbstractMesh (what the result's type says) and
 # ``concrete_mesh``, the devices (JAX's is None for a sharding given over an abstract mesh; the
 # engine's reshard always names a concrete Mesh).
-reshard_p.def_impl(lambda x, **_: x)  # host path only; a jit holding one runs per device
+# (bound eagerly under vmap or jvp: the value moves, as jax.reshard moves it; a jit holding one
+# runs per device, laid out by the partitioner)
+reshard_p.def_impl(lambda x, **params: x if params["concrete_mesh"] is None else _put(x, _target(params)))
 reshard_p.def_abstract_eval(lambda x, **_: x)
 ad.deflinear(reshard_p, lambda ct, x, **_: [ct])  # values are unchanged: so are cotangents
 _always_ruled.add(reshard_p)
 ir.pp_params_rules[reshard_p] = lambda eqn: []  # (JAX prints a reshard without parameters: the type says it)
 _host_only.add(reshard_p)
+
+
+def _put(x, sharding):
+    from .named import put_sharded
+
+    return put_sharded(x, sharding)
 
 
 def _reshard_params(sharding: NamedSharding) -> dict:
