@@ -135,7 +135,7 @@ def _keys_of(y0, y1) -> np.ndarray:
 
 def _seed_impl(seeds, *, impl):
     seeds = np.asarray(seeds)
-    if impl is not threefry_prng_impl:
+    if impl.name != threefry_prng_impl.name:  # (compared by name: a device process unpickles its own)
         seed_fn = prng_rbg.IMPLS[impl.name][0]
         out = [seed_fn(int(s)) for s in seeds.reshape(-1)]
         data = np.stack(out).reshape(*seeds.shape, 4) if out else np.zeros((*seeds.shape, 4), _U32)

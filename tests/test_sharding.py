@@ -768,7 +768,9 @@ def test_operations_along_one_dimension_keep_the_operands_split():
                 with pytest.raises(Exception) as e:
                     g(x)
                 assert str(e.value) == message
-                assert type(e.value).__name__ == ("ValueError" if "repeat" in message else "ShardingTypeError")
+                assert type(e.value).__name__ == (
+                    "ValueError" if "repeat" in message else "ShardingTypeError"
+                )
 
 
 def test_out_sharding_of_jnp_shape_functions_is_their_equations():
@@ -804,4 +806,48 @@ def test_vmap_of_reshard_and_jacobians_keep_the_layout():
         assert str(jax.typeof(jax.jacfwd(jnp.sin)(z))) == "float32[8@y,8]"
         np.testing.assert_allclose(
             np.asarray(jax.jacrev(jnp.sin)(z)), np.diag(np.cos(np.arange(8.0))), rtol=1e-6
+        )
+
+
+def test_stack_tile_unstack_keep_the_split_and_refuse_as_jax():
+    m = _xy_mesh()
+    with jax.set_mesh(m):
+        y = jax.device_put(jnp.arange(32.0).reshape(4, 8), P(None, "y"))
+        for g in (lambda f: f, jax.jit):
+            assert str(jax.typeof(g(lambda y: jnp.stack([y, y], axis=2))(y))) == "float32[4,8@y,2]"
+            assert str(jax.typeof(g(lambda y: jnp.tile(y, (2, 1)))(y))) == "float32[8,8@y]"
+            assert [str(jax.typeof(o)) for o in g(lambda y: jax.lax.unstack(y, axis=0))(y)] == [
+                "float32[8@y]"
+            ] * 4
+            np.testing.assert_array_equal(
+                np.asarray(g(lambda y: jnp.tile(y, (2, 1)))(y)),
+                np.tile(np.arange(32.0).reshape(4, 8), (2, 1)),
+            )
+            with pytest.raises(
+                Exception,
+                match=r"^Operand cannot be sharded on dimension 1 when the tiling is non-trivial. Got input type: float32\[4,8@y\] with reps: \(1, 2\)$",
+            ):
+                g(lambda y: jnp.tile(y, (1, 2)))(y)
+            with pytest.raises(
+                Exception,
+                match=r"^unstack operand cannot be sharded on the unstacking axis 1. Got operand type=f32\[4,8@y\]$",
+            ):
+                g(lambda y: jax.lax.unstack(y, axis=1))(y)
+            with pytest.raises(
+                Exception,
+                match=r"^All operands should have the same sharding. Got shardings NamedSharding\(.*spec=P\(None, 'y'\)\), NamedSharding\(.*spec=P\(None, None\)\)$",
+            ):
+                g(lambda y: jnp.stack([y, jnp.ones((4, 8))]))(y)
+
+
+def test_random_samplers_laid_out_over_the_mesh_under_jit():
+    # (each device process seeded the key: it compared the PRNG implementation by identity, and
+    # failed with a KeyError for the one it had unpickled)
+    m = _xy_mesh()
+    with jax.set_mesh(m):
+        f = jax.jit(lambda: jax.random.normal(jax.random.key(0), (4, 8), out_sharding=P("x", "y")))
+        out = f()
+        assert str(jax.typeof(out)) == "float32[4@x,8@y]"
+        np.testing.assert_array_equal(
+            np.asarray(out), np.asarray(jax.random.normal(jax.random.key(0), (4, 8)))
         )

@@ -1,5 +1,6 @@
 """Partitioning rules for operations along one dimension, elementwise across the others:
-cumulative reductions, ``sort``, ``top_k``, ``rev``, ``pad`` and ``split``. Each device works on
+cumulative reductions, ``sort``, ``top_k``, ``rev``, ``pad``, ``split``, ``stack``, ``unstack``
+and ``tile``. Each device works on
 its blocks; the result is split as the operand (JAX types it so).
 
 JAX's sharding-in-types rules: on ``Explicit`` axes a cumulative reduction, a sort and ``top_k``
@@ -51,10 +52,9 @@ def _refuse_top_k(ctx, x, d, params):
 
 
 def _refuse_sort(ctx, x, d, params):
-    spec = PartitionSpec(*[_entry(_typed(ctx, s)) for s in x.spec])
     raise ShardingTypeError(
         "Arguments to sort must be unsharded over the sorting dimension. Got arg "
-        f"sharding={NamedSharding(ctx.mesh.abstract_mesh, spec)} and sorting dimension={d}"
+        f"sharding={_named(ctx, x)} and sorting dimension={d}"
     )
 
 
@@ -89,6 +89,52 @@ def _split(ctx, prim, vals, params):
     return [_laid_out(ctx, o, spec) for o, spec in zip(_fallback(ctx, prim, vals, params), specs)]
 
 
+def _stack(ctx, prim, vals, params):
+    """The operands laid out alike (the first split one's), a new whole dimension at ``axis``."""
+    split = [x for x in vals if any(x.spec)]
+    spec = split[0].spec if split else vals[0].spec
+    if any(_typed_spec(ctx, x) != _typed_spec(ctx, vals[0]) for x in vals):
+        shown = ", ".join(str(_named(ctx, x)) for x in vals)
+        raise ShardingTypeError(f"All operands should have the same sharding. Got shardings {shown}")
+    out = prim.bind(*[x.val if x.spec == spec else _to_spec(ctx, x, spec) for x in vals], **params)
+    axis = params["axis"]
+    return Sharded(out, (*spec[:axis], (), *spec[axis:]))
+
+
+def _unstack(ctx, prim, vals, params):
+    (x,) = vals
+    axis = params["axis"]
+    if _typed(ctx, x.spec[axis]):
+        raise ShardingTypeError(
+            f"unstack operand cannot be sharded on the unstacking axis {axis}. Got operand type={_type_str(ctx, x)}"
+        )
+    spec = (*x.spec[:axis], (), *x.spec[axis + 1 :])
+    outs = prim.bind(x.val if x.spec == spec else _to_spec(ctx, x, spec), **params)
+    return [Sharded(o, spec[:axis] + spec[axis + 1 :]) for o in outs]
+
+
+def _tile(ctx, prim, vals, params):
+    (x,) = vals
+    reps = params["reps"]
+    for d, r in enumerate(reps):
+        if r != 1 and _typed(ctx, x.spec[d]):
+            raise ShardingTypeError(
+                f"Operand cannot be sharded on dimension {d} when the tiling is non-trivial. Got input "
+                f"type: {_type_str(ctx, x, long=True)} with reps: {reps}"
+            )
+    spec = tuple(s if r == 1 else () for s, r in zip(x.spec, reps))
+    return Sharded(prim.bind(x.val if x.spec == spec else _to_spec(ctx, x, spec), **params), spec)
+
+
+def _typed_spec(ctx, x: Sharded) -> tuple:
+    return tuple(_typed(ctx, s) for s in x.spec)
+
+
+def _named(ctx, x: Sharded) -> NamedSharding:
+    """``x``'s sharding as its type names it (over the abstract mesh, as JAX's errors print it)."""
+    return NamedSharding(ctx.mesh.abstract_mesh, PartitionSpec(*[_entry(s) for s in _typed_spec(ctx, x)]))
+
+
 def install(rules: dict) -> None:
     from ..lax import joining, reductions, sorting, structural
 
@@ -100,3 +146,6 @@ def install(rules: dict) -> None:
     rules[structural.rev_p] = _rev
     rules[structural.pad_p] = _pad
     rules[joining.split_p] = _split
+    rules[joining.stack_p] = _stack
+    rules[joining.unstack_p] = _unstack
+    rules[joining.tile_p] = _tile
