@@ -851,3 +851,14 @@ def test_random_samplers_laid_out_over_the_mesh_under_jit():
         np.testing.assert_array_equal(
             np.asarray(out), np.asarray(jax.random.normal(jax.random.key(0), (4, 8)))
         )
+
+
+def test_a_key_argument_to_a_program_on_the_mesh():
+    # (its device processes made buffers of numpy's dtype for each input: a key<fry> has none)
+    m = _xy_mesh()
+    with jax.set_mesh(m):
+        k = jax.random.key(1)
+        f = jax.jit(lambda k: jax.random.uniform(k, (4, 4), out_sharding=P("x")))
+        out = f(k)
+        assert str(jax.typeof(out)) == "float32[4@x,4]"
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(jax.random.uniform(k, (4, 4))))

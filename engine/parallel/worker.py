@@ -271,14 +271,20 @@ def _setup(cmd, slot, runtime, barrier, setups):
     s = setups[sid] = _Setup(
         runner or programs.Runner(prog),
         ctx,
-        [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.in_avals],
-        [(tuple(a.shape), np.dtype(a.dtype)) for a in prog.out_avals],
+        [(tuple(a.shape), _buffer_dtype(a.dtype)) for a in prog.in_avals],
+        [(tuple(a.shape), _buffer_dtype(a.dtype)) for a in prog.out_avals],
         programs.calls_python(prog.jaxpr),
         info.get("x64", False),
     )
     if len(setups) > PROGRAM_CACHE:
         setups.popitem(last=False)
     return s
+
+
+def _buffer_dtype(dtype) -> np.dtype:
+    """How a value of ``dtype`` sits in a buffer: typed PRNG keys as their words (a structured
+    dtype, as the host stores them)."""
+    return getattr(dtype, "numpy_dtype", None) or np.dtype(dtype)
 
 
 def _run(cmd, slot, runtime, barrier, setups):
