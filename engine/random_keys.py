@@ -249,6 +249,11 @@ class MeshKeyArray(PRNGKeyArray):
         return self._sharding.with_spec(spec + (None,) * (self.ndim - len(spec)))
 
     @property
+    def named_sharding(self):
+        """(what ``jax.typeof`` names in the keys' type, as a sharded array's: ``key<fry>[8@y]``)"""
+        return self._sharding if getattr(self._sharding, "mesh", None) is not None else None
+
+    @property
     def device(self):
         """JAX's ``Array.device`` of keys over several devices: the data's sharding (the spec as
         given, and the words' dimension)."""

@@ -862,3 +862,10 @@ def test_a_key_argument_to_a_program_on_the_mesh():
         out = f(k)
         assert str(jax.typeof(out)) == "float32[4@x,4]"
         np.testing.assert_array_equal(np.asarray(out), np.asarray(jax.random.uniform(k, (4, 4))))
+
+
+def test_keys_laid_out_over_the_mesh_are_typed_so():
+    with jax.set_mesh(_xy_mesh()):
+        keys = jax.random.split(jax.random.key(1), 8)
+        assert str(jax.typeof(jax.device_put(keys, P("y")))) == "key<fry>[8@y]"  # (as JAX 0.10.2)
+        assert str(jax.typeof(jax.reshard(keys, P("y")))) == "key<fry>[8@y]"
