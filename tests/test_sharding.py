@@ -869,3 +869,22 @@ def test_keys_laid_out_over_the_mesh_are_typed_so():
         keys = jax.random.split(jax.random.key(1), 8)
         assert str(jax.typeof(jax.device_put(keys, P("y")))) == "key<fry>[8@y]"  # (as JAX 0.10.2)
         assert str(jax.typeof(jax.reshard(keys, P("y")))) == "key<fry>[8@y]"
+
+
+def test_loops_and_conds_run_on_each_devices_blocks():
+    # (JAX 0.10.2 keeps the carry's layout; they ran gathered and came back replicated)
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    x = jax.device_put(jnp.arange(16.0).reshape(4, 4) / 10, NamedSharding(m, P("x", None)))
+    xs = np.arange(16.0).reshape(4, 4) / 10
+    f = jax.jit(lambda x: jax.lax.while_loop(lambda c: c[0, 0] < 10, lambda c: c + 1, x))
+    g = jax.jit(lambda x: jax.lax.cond(x[0, 0] > 0, lambda a: a * 2, lambda a: a - 1, x))
+    h = jax.jit(lambda x: jax.lax.fori_loop(0, 3, lambda i, c: c * 2 + c.sum(), x))
+    for fun, want in ((f, xs + 10), (g, xs - 1), (h, None)):
+        out = fun(x)
+        assert out.sharding == NamedSharding(m, P("x", None))
+        if want is not None:
+            np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+    c = xs.copy()
+    for _ in range(3):
+        c = c * 2 + c.sum()
+    np.testing.assert_allclose(np.asarray(h(x)), c, rtol=1e-5)

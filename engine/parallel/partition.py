@@ -406,7 +406,7 @@ def _install_rules():
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
     from ..jit import jit_p
     from ..lax import reductions, structural
-    from . import axis_rules, shape_rules, slicing_rules
+    from . import axis_rules, control_rules, shape_rules, slicing_rules
 
     spmd_rules[structural.select_n_p] = _elementwise
     spmd_rules[structural.reduce_sum_p] = laid_out(
@@ -426,6 +426,7 @@ def _install_rules():
     shape_rules.install(spmd_rules)
     slicing_rules.install(spmd_rules)
     axis_rules.install(spmd_rules)
+    control_rules.install(spmd_rules)
 
 
 def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None) -> list[Sharded]:

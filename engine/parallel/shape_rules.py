@@ -1,28 +1,21 @@
 """Partitioning rules for operations that move values between dimensions: ``broadcast_in_dim``,
 ``reshape`` (a merge of split dimensions keeps their axes, as JAX types it), ``transpose``,
-``squeeze``, ``concatenate`` and ``scan`` (on each device's blocks while its carries keep their
-layout). Each is ``rule(ctx, prim, vals, params)`` on ``Sharded`` operands (``partition.py``)."""
+``squeeze`` and ``concatenate``. Each is ``rule(ctx, prim, vals, params)`` on ``Sharded`` operands (``partition.py``)."""
 
 from __future__ import annotations
 
 import math
 
 from .. import core
-from ..core import ShapedArray
-from ..sharding import PartitionSpec
-from ..staging import trace_to_jaxpr
 from .partition import (
     Sharded,
     ShardingTypeError,
-    _entry,
     _explicit,
     _fallback,
-    _interpret,
     _replicated,
     _to_spec,
     _type_str,
     laid_out,
-    partition,
 )
 
 
@@ -136,48 +129,11 @@ def _concatenate(ctx, prim, vals, params):
     return Sharded(prim.bind(*args, **params), target)
 
 
-def _scan(ctx, prim, vals, params):
-    """A scan whose body keeps its carries' layouts runs on each device on its blocks (xs split
-    only past the scanned dimension); its results are split as the body's. Otherwise gather."""
-    nc, nk, body = params["num_consts"], params["num_carry"], params["jaxpr"]
-    xs = vals[nc + nk :]
-    for x in xs:
-        if x.spec and set(x.spec[0]) & ctx.typed:  # (JAX's type rule: scanned slices are whole)
-            typed = PartitionSpec(*[_entry(tuple(a for a in s if a in ctx.typed)) for s in x.spec])
-            raise ValueError(f"0th dimension of all xs should be replicated. Got {typed}")
-    if any(x.spec and x.spec[0] for x in xs):
-        return _fallback(ctx, prim, vals, params)
-    in_specs = [x.spec for x in vals[: nc + nk]] + [tuple(x.spec[1:]) for x in xs]
-    part = partition(body, ctx, in_specs)
-    carry_specs = [tuple(x.spec) for x in vals[nc : nc + nk]]
-    if [tuple(s) for s in part.out_specs[:nk]] != carry_specs or any(v is not None for v in part.out_views):
-        return _fallback(ctx, prim, vals, params)
-    if ctx.record is not None:  # (the body's values typed too, for the printed program)
-        local_avals = [
-            ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type)
-            for a, s in zip(body.in_avals, in_specs)
-        ]
-
-        def typed(*local):
-            outs = _interpret(
-                ctx, body.jaxpr, body.consts, [Sharded(v, s) for v, s in zip(local, in_specs)], ctx.record
-            )
-            return [o.val for o in outs]
-
-        with ctx.axis_env():
-            trace_to_jaxpr(typed, local_avals)
-    outs = prim.bind(*[x.val for x in vals], **dict(params, jaxpr=part.local))
-    specs = carry_specs + [((), *s) for s in part.out_specs[nk:]]
-    return [Sharded(o, s) for o, s in zip(outs, specs)]
-
-
 def install(rules: dict) -> None:
     from ..lax import structural
-    from ..lax.scan import scan_p
 
     rules[structural.broadcast_in_dim_p] = laid_out(_broadcast_in_dim, "sharding")
     rules[structural.reshape_p] = laid_out(_reshape, "sharding")
     rules[structural.transpose_p] = _transpose
     rules[structural.squeeze_p] = _squeeze
     rules[structural.concatenate_p] = _concatenate
-    rules[scan_p] = _scan

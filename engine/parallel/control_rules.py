@@ -1,0 +1,101 @@
+"""Partitioning rules for control flow: ``scan``, ``while`` and ``cond`` run on each device on its
+blocks when their bodies keep the carries' layouts (and every branch gives one layout); their
+bodies are partitioned like a whole program, collectives included. Otherwise the operands are
+gathered and every device runs the whole loop (``_fallback``), as before.
+
+A loop's predicate and a cond's index are scalars: replicated, every device takes the same path.
+"""
+
+from __future__ import annotations
+
+from ..core import ShapedArray
+from ..sharding import PartitionSpec
+from ..staging import trace_to_jaxpr
+from .partition import MeshContext, Sharded, _entry, _fallback, _interpret, partition
+
+
+def _partitioned(ctx: MeshContext, closed, in_specs: list):
+    """``closed`` partitioned for ``in_specs``; its values typed too when the printed program is
+    being typed (``ctx.record``)."""
+    part = partition(closed, ctx, in_specs)
+    if ctx.record is not None:
+        local_avals = [
+            ShapedArray(ctx.local_shape(a.shape, s), a.dtype, a.weak_type)
+            for a, s in zip(closed.in_avals, in_specs)
+        ]
+
+        def typed(*local):
+            args = [Sharded(v, s) for v, s in zip(local, in_specs)]
+            return [o.val for o in _interpret(ctx, closed.jaxpr, closed.consts, args, ctx.record)]
+
+        with ctx.axis_env():
+            trace_to_jaxpr(typed, local_avals)
+    return part
+
+
+def _keeps(part, specs: list) -> bool:
+    return [tuple(s) for s in part.out_specs[: len(specs)]] == specs and all(
+        v is None for v in part.out_views
+    )
+
+
+def _scan(ctx, prim, vals, params):
+    """Scanned slices are whole (xs split only past the scanned dimension); results are split as
+    the body's."""
+    nc, nk, body = params["num_consts"], params["num_carry"], params["jaxpr"]
+    xs = vals[nc + nk :]
+    for x in xs:
+        if x.spec and set(x.spec[0]) & ctx.typed:  # (JAX's type rule: scanned slices are whole)
+            typed = PartitionSpec(*[_entry(tuple(a for a in s if a in ctx.typed)) for s in x.spec])
+            raise ValueError(f"0th dimension of all xs should be replicated. Got {typed}")
+    if any(x.spec and x.spec[0] for x in xs):
+        return _fallback(ctx, prim, vals, params)
+    carry_specs = [tuple(x.spec) for x in vals[nc : nc + nk]]
+    in_specs = [x.spec for x in vals[: nc + nk]] + [tuple(x.spec[1:]) for x in xs]
+    part = partition(body, ctx, in_specs)
+    if not _keeps(part, carry_specs):
+        return _fallback(ctx, prim, vals, params)
+    part = _partitioned(ctx, body, in_specs)
+    outs = prim.bind(*[x.val for x in vals], **dict(params, jaxpr=part.local))
+    specs = carry_specs + [((), *s) for s in part.out_specs[nk:]]
+    return [Sharded(o, s) for o, s in zip(outs, specs)]
+
+
+def _while(ctx, prim, vals, params):
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    cc, bc, carry = vals[:nc], vals[nc : nc + nb], vals[nc + nb :]
+    carry_specs = [tuple(x.spec) for x in carry]
+    body_specs = [x.spec for x in bc] + carry_specs
+    cond_specs = [x.spec for x in cc] + carry_specs
+    body, cond = (
+        partition(params["body_jaxpr"], ctx, body_specs),
+        partition(params["cond_jaxpr"], ctx, cond_specs),
+    )
+    if not _keeps(body, carry_specs) or any(cond.out_specs[0]) or cond.out_views[0] is not None:
+        return _fallback(ctx, prim, vals, params)  # (a batched predicate, or a carry that moves)
+    body = _partitioned(ctx, params["body_jaxpr"], body_specs)
+    cond = _partitioned(ctx, params["cond_jaxpr"], cond_specs)
+    outs = prim.bind(*[x.val for x in vals], **dict(params, cond_jaxpr=cond.local, body_jaxpr=body.local))
+    return [Sharded(o, s) for o, s in zip(outs, carry_specs)]
+
+
+def _cond(ctx, prim, vals, params):
+    index, ops = vals[0], vals[1:]
+    in_specs = [x.spec for x in ops]
+    parts = [partition(b, ctx, in_specs) for b in params["branches"]]
+    specs = [tuple(s) for s in parts[0].out_specs]
+    if any(index.spec) or not all(_keeps(p, specs) for p in parts):
+        return _fallback(ctx, prim, vals, params)
+    parts = [_partitioned(ctx, b, in_specs) for b in params["branches"]]
+    outs = prim.bind(index.val, *[x.val for x in ops], **dict(params, branches=tuple(p.local for p in parts)))
+    return [Sharded(o, s) for o, s in zip(outs, specs)]
+
+
+def install(rules: dict) -> None:
+    from ..lax.cond import cond_p
+    from ..lax.loops import while_p
+    from ..lax.scan import scan_p
+
+    rules[scan_p] = _scan
+    rules[while_p] = _while
+    rules[cond_p] = _cond
