@@ -888,3 +888,18 @@ def test_loops_and_conds_run_on_each_devices_blocks():
     for _ in range(3):
         c = c * 2 + c.sum()
     np.testing.assert_allclose(np.asarray(h(x)), c, rtol=1e-5)
+
+
+def test_jit_in_shardings_refuse_a_committed_argument_laid_out_otherwise():
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    s = NamedSharding(m, P(None, "y"))
+    f = jax.jit(lambda x: x * 2, in_shardings=s)
+    x = jax.device_put(jnp.ones((4, 4)), NamedSharding(m, P("x", None)))
+    with pytest.raises(ValueError) as e:  # (JAX 0.10.2's words)
+        f(x)
+    assert str(e.value) == (
+        f"Sharding passed to jit does not match the sharding on the respective arg. Got jit sharding: {s!r},\n"
+        f"arg sharding: {x.sharding!r} for arg type: float32[4,4]"
+    )
+    for uncommitted in (jnp.ones((4, 4)), np.ones((4, 4), np.float32)):  # (these are moved)
+        assert f(uncommitted).sharding == s

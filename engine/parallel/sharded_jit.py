@@ -29,6 +29,13 @@ def _place(tree, shardings, what):
     sharding = as_sharding(shardings, "jit", what)
     for leaf in tree_leaves(tree):  # (jit checks the blocks divide first: JAX's IndivisibleError)
         sharding.shard_shape(np.shape(leaf))
+        if what == "in_shardings" and getattr(leaf, "committed", False) and leaf.sharding != sharding:
+            from ..sharded_types import typeof
+
+            raise ValueError(  # (a committed argument is not moved: JAX's words)
+                "Sharding passed to jit does not match the sharding on the respective arg. Got jit "
+                f"sharding: {sharding!r},\narg sharding: {leaf.sharding!r} for arg type: {typeof(leaf)}"
+            )
     return device_put(tree, sharding)
 
 
