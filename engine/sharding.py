@@ -314,6 +314,11 @@ class NamedSharding(Sharding):
                 raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: {mesh.axis_names}.")
         if len(set(used)) != len(used):
             raise ValueError(f"A mesh axis is used twice in {spec}")
+        if mesh.axis_types and AxisType.Auto not in mesh.axis_types and UNCONSTRAINED in spec.partitions:
+            raise ValueError(
+                f"{spec} cannot contain `P.UNCONSTRAINED` when no mesh axis_types are `Auto`. Got mesh "
+                f"axis_types: {mesh.axis_types!r}"
+            )
         self.mesh, self.spec = mesh, spec
         self.memory_kind = check_memory_kind(memory_kind)
 
@@ -716,81 +721,6 @@ def make_mesh(
     return Mesh(grid.reshape(axis_shapes), axis_names, axis_types)
 
 
-def reshard(xs, out_shardings):
-    """Move ``xs`` (a pytree) to ``out_shardings`` (a sharding or a ``PartitionSpec`` over the
-    current mesh): the values are unchanged, the pieces move between devices."""
-    from . import core
-    from .parallel.named import put_sharded
-    from .tree_util import tree_map
-
-    if out_shardings is None:  # (JAX's words)
-        raise ValueError(
-            f"Reshard should only be used with out_shardings which are non-None and have a non-empty mesh. Got sharding {out_shardings}."
-        )
-    sharding = as_sharding(out_shardings, "reshard")
-
-    def move(v):
-        s = sharding
-        if isinstance(s, NamedSharding) and s.mesh.explicit_axes:  # the value's type: every dimension
-            s = s.with_spec(s.spec._normalized_spec_for_aval(core.get_aval(v).ndim))
-        staged = core._state.dynamic is not None and isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh)
-        if isinstance(v, core.Tracer) or staged:  # (a constant under jit too: the program lays it out)
-            from .parallel.partition import bind_reshard
-
-            return bind_reshard(v, s)
-        return put_sharded(v, s)
-
-    return tree_map(move, xs)
-
-
-def with_out_sharding(fn):
-    """``fn`` with JAX's ``out_sharding=`` keyword: its result laid out so (as ``reshard`` does;
-    the values do not depend on the layout)."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapped(*args, out_sharding=None, **kwargs):
-        out = fn(*args, **kwargs)
-        return out if out_sharding is None else reshard(out, out_sharding)
-
-    return wrapped
-
-
-def with_sharding_constraint(x, shardings):
-    """Lay ``x`` (a pytree) out by ``shardings`` at this point of the computation: inside ``jit`` a
-    ``sharding_constraint`` the partitioner honours, outside a move like ``reshard``. Only for
-    ``Auto`` mesh axes (explicit ones are in the types: use ``reshard``).
-
-    >>> mesh = jax.make_mesh((2,), ("b",), (AxisType.Auto,))
-    >>> y = jax.lax.with_sharding_constraint(np.ones(4), NamedSharding(mesh, P("b")))
-    """
-    from . import core
-    from .parallel.named import put_sharded
-    from .tree_util import tree_map
-
-    sharding = as_sharding(shardings, "with_sharding_constraint", "shardings")
-    if isinstance(sharding, NamedSharding):
-        mesh = sharding.mesh.abstract_mesh if isinstance(sharding.mesh, Mesh) else sharding.mesh
-        current = get_abstract_mesh()
-        if current.axis_names == mesh.axis_names:
-            mesh = current
-        used = {a for e in sharding.spec.partitions for a in _axes_of(e)}
-        if used & set(mesh.explicit_axes):
-            raise ValueError(
-                "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of "
-                f"the mesh. Got spec={sharding.spec} and mesh={mesh}. You probably meant to use `reshard` API?"
-            )
-
-    def constrain(v):
-        if isinstance(v, core.Tracer):
-            from .parallel.partition import bind_sharding_constraint
-
-            return bind_sharding_constraint(v, sharding, from_spec=isinstance(shardings, PartitionSpec))
-        return put_sharded(v, sharding)
-
-    return tree_map(constrain, x)
-
-
 def effects_barrier() -> None:
     """Wait until all pending effects (``jax.debug.print``...) are done: the engine runs them
     synchronously, so there is nothing to wait for."""
@@ -798,3 +728,7 @@ def effects_barrier() -> None:
 
 
 from .sharded_types import ManualAxisType, typeof  # noqa: E402, F401  (jax.typeof: types that show shardings)
+
+
+# (jax.sharding's names for moving values between layouts, defined there)
+from .resharding import reshard, with_out_sharding, with_sharding_constraint  # noqa: E402,F401

@@ -339,8 +339,12 @@ def test_reshard_inside_jit_grad_and_vmap(mesh):
         h = jax.jit(jax.vmap(lambda r: jax.reshard(r, P("b")) * 3))(x.T.copy())
         assert str(jax.typeof(h)) == "float32[3,8@b]"
         np.testing.assert_allclose(np.asarray(h), x.T * 3)
-        with pytest.raises(ValueError, match="can only refer to Auto axes of the mesh"):
-            jax.lax.with_sharding_constraint(x, P("b"))  # explicit axes are in the types: reshard
+        # (JAX 0.10.2: on an all-Explicit mesh the constraint is an assert on the type; reshard moves)
+        with pytest.raises(
+            AssertionError, match=r"acts as an assert .* The array sharding: P\(None, None\) did not"
+        ):
+            jax.lax.with_sharding_constraint(x, P("b"))
+        assert jax.lax.with_sharding_constraint(y, P("b")) is y
     auto = jax.make_mesh((4,), ("b",), (AxisType.Auto,))
     with jax.set_mesh(auto):  # with_sharding_constraint: Auto axes; its transpose and vmap constrain alike
         h = jax.jit(jax.vmap(lambda r: jax.lax.with_sharding_constraint(r, P("b")) * 3))(x.T.copy())
@@ -349,6 +353,39 @@ def test_reshard_inside_jit_grad_and_vmap(mesh):
         g = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sin(jax.lax.with_sharding_constraint(v, P("b"))))))(x)
         np.testing.assert_allclose(np.asarray(g), np.cos(x), rtol=1e-6)
         assert g.sharding == NamedSharding(auto, P("b"))  # the cotangent is constrained too
+
+
+def test_with_sharding_constraint_on_a_mixed_mesh_takes_only_auto_axes():
+    m = jax.make_mesh((2, 2), ("a", "b"), axis_types=(AxisType.Explicit, AxisType.Auto))
+    with jax.set_mesh(m), pytest.raises(ValueError, match="can only refer to Auto axes of the mesh"):
+        jax.lax.with_sharding_constraint(np.ones((8, 3), np.float32), P("a"))
+
+
+def test_reshard_and_jit_shardings_take_a_tree_prefix_with_jaxs_errors():
+    m = jax.make_mesh((2, 4), ("x", "y"))
+    with jax.set_mesh(m):
+        x = jax.device_put(jnp.arange(16.0).reshape(4, 4), P("x", "y"))
+        out = jax.reshard([x, {"k": x}], [P(), {"k": P("y")}])
+        assert [str(jax.typeof(v)) for v in jax.tree.leaves(out)] == ["float32[4,4]", "float32[4@y,4]"]
+        with pytest.raises(ValueError) as e:
+            jax.reshard((x, x), [P(), P()])
+        assert str(e.value).endswith("But reshard out_shardings is not a tuple: got <class 'list'> instead.")
+    auto = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    s = NamedSharding(auto, P("x"))
+    x = jnp.ones((4, 4))
+    with pytest.raises(ValueError) as e:
+        jax.jit(lambda a, b: a + b, in_shardings=[s])(x, x)
+    assert str(e.value).endswith(
+        "But pjit in_shardings is the wrong length: got a tuple or list of length 1 for an args tuple of length 2."
+    )
+    with pytest.raises(ValueError) as e:
+        jax.jit(lambda a, b: (a, b), out_shardings=[s])(x, x)
+    assert str(e.value) == (
+        "Mismatch details (1 found):\npytree structure error: different types at key path\n    pjit out_shardings\n"
+        "At that key path, the prefix pytree pjit out_shardings has a subtree of type\n    <class 'list'>\n"
+        "but at the same key path the full pytree has a subtree of different type\n    <class 'tuple'>."
+    )
+    assert jax.jit(lambda a, b: a + b, in_shardings=[s, s])(x, x).sharding == s
 
 
 def test_shard_map_eager_jit_and_current_mesh(mesh):

@@ -9,26 +9,27 @@ import numpy as np
 
 from .. import core
 from ..tree_util import tree_leaves
-from ..sharding import Mesh, NamedSharding, PartitionSpec
+from ..sharding import Mesh, NamedSharding
 from . import partition  # noqa: F401  (its eager dispatch runs the calls on placed arguments)
 
 
-def _place(tree, shardings, what):
+def _place(tree, shardings, what: str, tupled_args: bool = False):
+    """``tree`` laid out by ``shardings`` (a tree prefix of it; None leaves: as they are)."""
+    from ..resharding import flatten_shardings
     from ..sharding import as_sharding
+    from ..tree_util import tree_flatten, tree_unflatten
     from .sharded import device_put
 
     if shardings is None:
         return tree
-    if isinstance(shardings, (list, tuple)) and not isinstance(shardings, PartitionSpec):
-        if not isinstance(tree, (list, tuple)) or len(tree) != len(shardings):
-            raise ValueError(
-                f"jit {what}: {len(shardings)} shardings for "
-                f"{len(tree) if isinstance(tree, (list, tuple)) else 'a non-sequence of'} values"
-            )
-        return type(tree)(_place(t, s, what) for t, s in zip(tree, shardings))
-    sharding = as_sharding(shardings, "jit", what)
-    for leaf in tree_leaves(tree):  # (jit checks the blocks divide first: JAX's IndivisibleError)
-        sharding.shard_shape(np.shape(leaf))
+    leaves, treedef = tree_flatten(tree)
+    placed = []
+    for leaf, s in zip(leaves, flatten_shardings(f"pjit {what}", tree, shardings, tupled_args)):
+        if s is None or type(s).__name__ == "UnspecifiedValue":
+            placed.append(leaf)
+            continue
+        sharding = as_sharding(s, "jit", what)
+        sharding.shard_shape(np.shape(leaf))  # (jit checks the blocks divide first: JAX's IndivisibleError)
         if what == "in_shardings" and getattr(leaf, "committed", False) and leaf.sharding != sharding:
             from ..sharded_types import typeof
 
@@ -36,7 +37,8 @@ def _place(tree, shardings, what):
                 "Sharding passed to jit does not match the sharding on the respective arg. Got jit "
                 f"sharding: {sharding!r},\narg sharding: {leaf.sharding!r} for arg type: {typeof(leaf)}"
             )
-    return device_put(tree, sharding)
+        placed.append(device_put(leaf, sharding))
+    return tree_unflatten(treedef, placed)
 
 
 class ShardedJit:
@@ -55,9 +57,8 @@ class ShardedJit:
             return self._jitted._call_slow(args, kwargs, shardings)
         if self.in_shardings is not None:
             shardings = self.in_shardings
-            if not isinstance(shardings, (list, tuple)) or isinstance(shardings, PartitionSpec):
-                shardings = (shardings,) * len(args)
-            args = _place(tuple(args), tuple(shardings), "in_shardings")
+            shardings = tuple(shardings) if type(shardings) is list else shardings  # (as JAX's jit)
+            args = _place(tuple(args), shardings, "in_shardings", tupled_args=True)
         out = self._jitted(*args, **kwargs)
         return _place(out, self.out_shardings, "out_shardings")
 
@@ -74,22 +75,16 @@ def with_shardings(jitted, in_shardings, out_shardings) -> ShardedJit:
     return ShardedJit(jitted, in_shardings, out_shardings)
 
 
-def _is_sharding_leaf(x) -> bool:
-    from ..sharding import Sharding
-
-    return x is None or isinstance(x, (Sharding, PartitionSpec))
-
-
 def _per_leaf(shardings, tree, what: str) -> list:
     """``shardings`` (a tree prefix of ``tree``, or one for all) per leaf of ``tree``: None (and
     JAX's UnspecifiedValue) left to the compiler, the others checked to divide their leaf."""
     from ..jit_params import UNSPECIFIED
-    from ..pytree.prefix import broadcast_prefix
+    from ..resharding import flatten_shardings
     from ..sharding import as_sharding
 
-    if isinstance(shardings, list):
+    if type(shardings) is list and what == "in_shardings":
         shardings = tuple(shardings)
-    per_leaf = broadcast_prefix(shardings, tree, is_leaf=_is_sharding_leaf)
+    per_leaf = flatten_shardings(f"pjit {what}", tree, shardings, what == "in_shardings")
     out = []
     for s, leaf in zip(per_leaf, tree_leaves(tree)):
         if s is None or type(s).__name__ == "UnspecifiedValue":
@@ -114,9 +109,7 @@ def flat_shardings(shardings, dyn_args, leaves, out_tree, out_avals, n_hoisted: 
     if in_shardings is None:
         ins = list(unspecified_n(len(tree_leaves(args))))
     else:
-        if not isinstance(in_shardings, (list, tuple)) or isinstance(in_shardings, PartitionSpec):
-            in_shardings = (in_shardings,) * len(args)
-        ins = _per_leaf(tuple(in_shardings), args, "in_shardings")
+        ins = _per_leaf(in_shardings, args, "in_shardings")
     ins += list(unspecified_n(len(leaves) - len(ins)))  # (keyword arguments)
     outs_tree = tree_unflatten(out_tree, list(out_avals))
     outs = (
