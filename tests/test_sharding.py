@@ -940,3 +940,34 @@ def test_jit_in_shardings_refuse_a_committed_argument_laid_out_otherwise():
     )
     for uncommitted in (jnp.ones((4, 4)), np.ones((4, 4), np.float32)):  # (these are moved)
         assert f(uncommitted).sharding == s
+
+
+def test_a_training_loop_on_an_explicit_mesh_eagerly_and_under_jit():
+    # an MLP's gradient steps in a fori_loop (its backward pass contracts over the split batch:
+    # the engine's own transpose rules, not the user's code, so no sharding-type error there)
+    m = jax.make_mesh((2, 4), ("data", "model"))
+    with jax.set_mesh(m):
+        k1, k2 = jax.random.split(jax.random.key(0))
+        p = {
+            "w1": jax.device_put(jax.random.normal(k1, (8, 16)) * 0.1, P(None, "model")),
+            "w2": jax.device_put(jax.random.normal(k2, (16, 4)) * 0.1, P("model", None)),
+        }
+        x = jax.device_put(jnp.linspace(-1, 1, 64).reshape(8, 8), P("data", None))
+
+        def loss(p, x):
+            h = jax.nn.relu(x @ p["w1"])
+            return jnp.mean(jnp.einsum("bh,hc->bc", h, p["w2"], out_sharding=P("data", None)) ** 2)
+
+        def steps(p, x):
+            return jax.lax.fori_loop(
+                0, 3, lambda i, p: jax.tree.map(lambda a, g: a - 0.1 * g, p, jax.grad(loss)(p, x)), p
+            )
+
+        eager, jitted = steps(p, x), jax.jit(steps)(p, x)
+        for out in (eager, jitted):
+            assert [str(jax.typeof(v)) for v in jax.tree.leaves(out)] == [
+                "float32[8,16@model]",
+                "float32[16@model,4]",
+            ]
+        for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted)):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)

@@ -678,11 +678,18 @@ in_backward = [0]
 def run_eager(prim: core.Primitive, vals, params):
     """``prim`` applied to ``vals`` (some of them ``NamedShardedArray``s on a mesh) on the mesh's
     devices, as JAX runs an eager op on sharded arrays (a compiled one-op program)."""
-    checks = not in_backward[0]
+    # (a loop, cond or call holds a program whose equations may be the engine's AD rules'
+    # (a gradient in a loop body): checked as a jit's are, not as one operation)
+    checks = not in_backward[0] and not any(isinstance(v, ClosedJaxpr) for v in _param_values(params))
     outs = run_sharded(vals, _eager_program(prim, vals, params), prim.name, checks=checks)
     if outs is None:  # (not reached: run_eager is only called with a sharded operand)
         raise AssertionError("run_eager without a sharded operand")
     return outs if prim.multiple_results else outs[0]
+
+
+def _param_values(params):
+    for v in params.values():
+        yield from v if isinstance(v, (tuple, list)) else (v,)
 
 
 def eager_one_device_types(prim: core.Primitive, vals, params) -> list | None:
