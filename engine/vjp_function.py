@@ -173,7 +173,14 @@ def explicit_layout(x):
     cotangent takes (JAX types a cotangent as its primal); else None."""
     if isinstance(x, core.Tracer):
         from .parallel.reshard import traced_sharding
+        from .sharding import get_abstract_mesh
+        from .staging import staged_var
 
+        staged = staged_var(x)
+        # (no mesh named by the jit's arguments or the context: nothing is laid out, and finding
+        # that out from the program traced so far costs a walk of it per input)
+        if staged is None or not (staged[0].in_shardings or get_abstract_mesh().axis_names):
+            return None
         s = traced_sharding(x)
     else:
         s = x.sharding if getattr(x, "on_mesh", False) else None
