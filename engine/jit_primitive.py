@@ -65,7 +65,7 @@ def _run_call(args: Sequence[Value], jaxpr: ClosedJaxpr, name: str) -> list[Arra
         # (partitioned before XLA's simplifier runs, which then sees each device's program: a
         # division by a sum over a split dimension divides there, on one device a product by the
         # sum's reciprocal)
-        sharded_outs = run_sharded(args, with_lowerings(traced), name)
+        sharded_outs = run_sharded(args, with_lowerings(traced), name, checks="user")
         if sharded_outs is not None:
             return sharded_outs
     values = [a._value if isinstance(a, Array) else a for a in args]

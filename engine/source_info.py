@@ -32,7 +32,17 @@ class SourceInfo:
     it (``callers``, outermost first, from the same file) and the ``jax.named_scope`` /
     ``jax.named_call`` names around it (``scope``, ``"outer/inner"``; JAX's name stack)."""
 
-    __slots__ = ("file", "line", "function", "callers", "scope", "position", "xla_metadata", "frames")
+    __slots__ = (
+        "file",
+        "line",
+        "function",
+        "callers",
+        "scope",
+        "position",
+        "xla_metadata",
+        "frames",
+        "by_rule",
+    )
 
     def __init__(
         self,
@@ -44,6 +54,7 @@ class SourceInfo:
         position: tuple[types.CodeType, int] | int | None = None,
         xla_metadata: tuple[tuple[str, str], ...] = (),
         frames: tuple[tuple[types.CodeType, int], ...] = (),
+        by_rule: bool = False,
     ):
         self.file, self.line, self.function = file, line, function
         self.callers, self.scope = callers, scope
@@ -55,6 +66,19 @@ class SourceInfo:
         # the user's frames from this one outward (code, last instruction), the first few: what
         # JAX's leaked-tracer error lists (engine.tracer_origins)
         self.frames = frames
+        # staged by the engine's own rules while a backward pass ran (``in_backward``), not by the
+        # user's code: JAX's sharding-type checks are not applied to it (they would judge how the
+        # engine's transpose rules compute, which do not say the out_sharding JAX's do)
+        self.by_rule = by_rule
+
+    def made_by_rule(self) -> SourceInfo:
+        """This line, for an equation a backward pass staged."""
+        if self.by_rule:
+            return self
+        return SourceInfo(
+            self.file, self.line, self.function, self.callers, self.scope, self.position,
+            self.xla_metadata, self.frames, True,
+        )  # fmt: skip
 
     @property
     def column(self) -> int | None:
@@ -71,7 +95,17 @@ class SourceInfo:
         # Code objects do not pickle, and pmap ships jaxprs to its device processes: send the column.
         return (
             SourceInfo,
-            (self.file, self.line, self.function, self.callers, self.scope, self.column, self.xla_metadata),
+            (
+                self.file,
+                self.line,
+                self.function,
+                self.callers,
+                self.scope,
+                self.column,
+                self.xla_metadata,
+                (),
+                self.by_rule,
+            ),  # fmt: skip
         )
 
     def __repr__(self) -> str:
@@ -81,6 +115,23 @@ class SourceInfo:
 # JAX's ``new_source_info()``: an equation a rule makes for no line of the user's (the device_puts
 # of an offloaded residual); it prints as no location, and equations replayed from it keep it.
 NO_SOURCE = SourceInfo("", 0, "")
+
+
+def raised_for(exc: BaseException, info: SourceInfo | None) -> BaseException:
+    """``exc``, raised for a staged equation when its program runs (a sharding-type error found by
+    the partitioner), marked with the user's line that staged it (``exc.staged_at``; JAX raises
+    these while tracing, with that line on the traceback): the report points there."""
+    if info is not None and info.file and getattr(exc, "staged_at", None) is None:
+        try:
+            exc.staged_at = info  # type: ignore[attr-defined]
+        except AttributeError:
+            return exc
+    return exc
+
+
+# >0 while a backward pass runs (``vjp_function``): what it stages or runs eagerly is the engine's
+# transpose rules' work, which JAX's sharding-type checks do not judge (see ``SourceInfo.by_rule``)
+in_backward = [0]
 
 _source_override = threading.local()
 

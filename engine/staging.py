@@ -11,6 +11,7 @@ import numpy as np
 from . import core, held_arrays, leak_check
 from .core import Params, ShapedArray, Trace, Tracer, Value
 from .errors import UnexpectedTracerError
+from .source_info import in_backward
 from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .tracer_origins import TraceDebug, staged_origin_msg
 
@@ -176,6 +177,8 @@ class JaxprBuilder:
         out_tracers: Sequence[JaxprTracer],
     ) -> None:
         info = core.current_source_info()
+        if in_backward[0] and info is not None:
+            info = info.made_by_rule()
         inputs: list[Atom] = [self.getvar(t) for t in in_tracers]
         outs = [self.add_var(t) for t in out_tracers]
         self.eqns.append(JaxprEqn(primitive, inputs, params, outs, info))

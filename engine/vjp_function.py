@@ -21,6 +21,7 @@ import numpy as np
 from . import ad, core
 from .core import Array
 from .pytree.flatten import unflatten_args
+from .source_info import in_backward
 from .tree_util import register_dataclass, register_pytree_node_class, tree_flatten, tree_leaves
 
 
@@ -143,8 +144,6 @@ class VJP:
                 )
         if b.aux_avals:  # (aux outputs: no cotangent)
             ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]
-        from .parallel.partition import in_backward
-
         in_backward[0] += 1
         try:
             cts_flat = b.transpose(self.residuals, ct_flat)

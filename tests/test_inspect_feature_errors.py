@@ -74,3 +74,19 @@ def test_debug_nans_and_a_thrown_checkify_error_name_their_lines():
         """)
     assert e.type == "JaxRuntimeError" and e.line == FIRST + 4
     assert e.message == "v must be positive (`check` failed)"
+
+
+@pytest.mark.parametrize("wrap", ["{}", "jax.jit({})"])
+def test_a_sharding_type_error_names_the_line_that_staged_the_operation(wrap):
+    # (under jit the engine finds it when the program is partitioned, at the call: the report still
+    # points at the contraction, as JAX's trace-time error does)
+    e = error_of(f"""\
+        m = jax.make_mesh((4,), ('b',), axis_types=(AxisType.Explicit,))
+        a = jax.device_put(x, jax.NamedSharding(m, P('b')))
+        def gram(a):
+            b = a * 2
+            return b.T @ b
+        {wrap.format("gram")}(a)
+        """)
+    assert e.type == "ShardingTypeError" and e.line == FIRST + 4
+    assert e.message.startswith("Contracting dimensions are sharded and it is ambiguous")

@@ -1,11 +1,14 @@
 """The explicit-sharding surface (``jax.sharding``, ``make_mesh``, ``device_put`` with a sharding,
 ``typeof``, ``reshard``) over the simulated devices; reprs and errors as JAX 0.10.2 prints them."""
 
+import re
+
 import numpy as np
 import pytest
 
 import engine as jax
 import engine.numpy as jnp
+from engine.parallel.partition import ShardingTypeError
 from engine.parallel.named import NamedShardedArray
 from engine.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
@@ -153,7 +156,7 @@ def test_jit_partitions_and_keeps_shardings(mesh):
             a * 2,
             a.sum(0),
             a.sum(),
-            a.T @ a,
+            jnp.matmul(a.T, a, out_sharding=NamedSharding(mesh, P())),
             a @ jnp.ones((3, 5)),
             jnp.argmax(a, 1),
             jnp.tanh(a[:, :2]),
@@ -181,6 +184,9 @@ def test_jit_partitions_and_keeps_shardings(mesh):
         "int32[8@b]",
         "float32[8@b,2]",
     ]
+    # a contraction over the split dimension needs out_sharding= under jit as eagerly (JAX's error)
+    with pytest.raises(ShardingTypeError, match="Contracting dimensions are sharded"):
+        jax.jit(lambda a: a.T @ a)(a)
     cat = jax.jit(lambda a: (jnp.concatenate([a, a * 2], 1), a[::2], jnp.concatenate([a, a])))(a)
     np.testing.assert_allclose(np.asarray(cat[0]), np.concatenate([an, an * 2], 1))
     np.testing.assert_allclose(np.asarray(cat[1]), an[::2])  # a strided sharded dim: gathered, still right
@@ -188,13 +194,16 @@ def test_jit_partitions_and_keeps_shardings(mesh):
     assert str(jax.typeof(cat[0])) == "float32[8@b,6]"
 
 
-def _mlp_step(params, batch):
+def _mlp_step(params, batch, out=None):
+    """A training step; ``out``: the logits' layout (a contraction over split hidden units on an
+    Explicit mesh needs one, as JAX types it)."""
+
     def loss(params, batch):
         x, t = batch
         for w, b in params[:-1]:
             x = jnp.tanh(x @ w + b)
         w, b = params[-1]
-        logits = x @ w + b
+        logits = jnp.matmul(x, w, out_sharding=out) + b
         logits = logits - jax.nn.logsumexp(logits, axis=1, keepdims=True)
         return -jnp.mean(jnp.sum(logits * t, axis=1))
 
@@ -256,8 +265,12 @@ def test_two_dimensional_mesh_runs_each_block_on_its_device():
     assert run["mesh"] == [4, 2] and all(d["inputs"][0].shape == (2, 2) for d in run["devices"])
     (psum,) = [e for e in run["collectives"] if e["primitive"] == "psum"]
     assert psum["axis_name"] == "x" and psum["shape"] == [2]  # the column sums of one block, over x
-    # a contraction over a dimension split by both axes: psum over both
-    dot = jax.jit(lambda a: a.T @ a)(jax.device_put(xn, NamedSharding(m, P(("x", "y"), None))))
+    # a contraction over a dimension split by both axes: psum over both (an Explicit mesh's type
+    # needs the result's layout said, as JAX's)
+    split = jax.device_put(xn, NamedSharding(m, P(("x", "y"), None)))
+    with pytest.raises(ShardingTypeError, match=r"Got lhs_contracting_spec=\(\('x', 'y'\),\)"):
+        jax.jit(lambda a: a.T @ a)(split)
+    dot = jax.jit(lambda a: jnp.matmul(a.T, a, out_sharding=NamedSharding(m, P())))(split)
     np.testing.assert_allclose(np.asarray(dot), xn.T @ xn)
     assert dot.sharding.is_fully_replicated
 
@@ -284,6 +297,170 @@ def test_explicit_mesh_type_errors_and_auto_mesh_layouts():
     )(x, w)
     assert repr(c.sharding.spec) == "P('x',)"  # as XLA reports it: no trailing unsplit dimensions
     np.testing.assert_allclose(np.asarray(c), xn @ wn)
+
+
+_XY = (  # a sharding over the abstract (2, 4) mesh, as JAX's select errors print it
+    "NamedSharding(mesh=AbstractMesh('x': 2, 'y': 4, axis_types=(Explicit, Explicit), device_kind=cpu, "
+    "num_cores=None, platform=cpu), spec=P({}))"
+)
+_X_, _XY_ = _XY.format("'x', None"), _XY.format("'x', 'y'")
+
+
+@pytest.mark.parametrize("staged", [False, True])
+@pytest.mark.parametrize(
+    "f, message",
+    [  # (messages recorded from JAX 0.10.2, eagerly and under jit alike)
+        (lambda a, c, e: a @ a.T, "Contracting dimensions are sharded and it is ambiguous .* Got "
+         r"lhs_contracting_spec=\('y',\) and rhs_contracting_spec=\('y',\)"),
+        (lambda a, c, e: a + e, r"add got incompatible shardings for broadcasting: \('x', 'y'\), \('y', 'x'\)\."),
+        (lambda a, c, e: a[jnp.array([1, 2, 3])], r"Use `\.at\[\.\.\.\]\.get\(out_sharding=\)` .* Got "
+         r"operand=ShapedArray\(float32\[8@x,4@y\]\), indices=ShapedArray\(int32\[3,1\]\)"),
+        (lambda a, c, e: jnp.concatenate([a, c]),
+         re.escape(f"All operands should have the same sharding. Got shardings {_XY_}, {_X_}")),
+        (lambda a, c, e: a.reshape(4, 8), re.escape(
+            "This reshape is not supported. Please specify the sharding of the output via the `out_sharding` "
+            "argument of jax.lax.reshape. Got operand type: float32[8@x,4@y], new sizes: (4, 8)")),
+        (lambda a, c, e: jnp.where(a > 3, a, c),
+         re.escape(f"select cases must have the same shardings, got [{_X_}, {_XY_}].")),
+        (lambda a, c, e: jax.lax.select(c > 3, a, a), re.escape(
+            f"select `which` must be scalar or have the same sharding as cases, got `which` sharding {_X_} "
+            f"but case sharding {_XY_}.")),
+    ],
+)  # fmt: skip
+def test_sharding_type_errors_inside_jit_as_eagerly(f, message, staged):
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    xn = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    a, c, e = (jax.device_put(xn, NamedSharding(m, s)) for s in (P("x", "y"), P("x", None), P("y", "x")))
+    with jax.set_mesh(m), pytest.raises(ShardingTypeError, match=message):
+        (jax.jit(f) if staged else f)(a, c, e)
+
+
+# reshapes of (2, 4)-mesh arrays: the type JAX 0.10.2 gives the result, or None where it refuses
+_RESHAPES = [
+    ((8, 4), P("x", "y"), (32,), "float32[32@(x,y)]"),
+    ((8, 4), P("x", "y"), (2, 4, 4), "float32[2@x,4,4@y]"),
+    ((8, 4), P("x", "y"), (8, 2, 2), None),
+    ((8, 4), P("x", "y"), (4, 8), None),
+    ((8, 4), P("x", "y"), (16, 2), None),
+    ((8, 4), P("x", "y"), (2, 16), None),
+    ((8, 4), P("x", "y"), (8, 4, 1), "float32[8@x,4@y,1]"),
+    ((8, 4), P("x", "y"), (1, 8, 4), "float32[1,8@x,4@y]"),
+    ((8, 4), P("x", "y"), (4, 2, 4), "float32[4@x,2,4@y]"),
+    ((8, 4), P("x", "y"), (2, 2, 2, 4), "float32[2@x,2,2,4@y]"),
+    ((8, 4), P("x", "y"), (8, 1, 4), "float32[8@x,1,4@y]"),
+    ((8, 4), P("x", None), (32,), "float32[32@x]"),
+    ((8, 4), P("x", None), (2, 4, 4), "float32[2@x,4,4]"),
+    ((8, 4), P("x", None), (4, 2, 4), "float32[4@x,2,4]"),
+    ((8, 4), P("x", None), (4, 8), None),
+    ((8, 4), P("x", None), (8, 2, 2), "float32[8@x,2,2]"),
+    ((8, 4), P("x", None), (1, 32), None),
+    ((8, 4), P(None, "y"), (32,), None),
+    ((8, 4), P(None, "y"), (8, 2, 2), None),
+    ((8, 4), P(None, "y"), (2, 4, 4), "float32[2,4,4@y]"),
+    ((8, 4), P(None, "y"), (4, 8), None),
+    ((8, 4), P(("x", "y"), None), (32,), "float32[32@(x,y)]"),
+    ((8, 4), P(("x", "y"), None), (2, 4, 4), "float32[2@x,4@y,4]"),
+    ((8, 4), P(("x", "y"), None), (4, 2, 4), None),
+    ((8, 4), P(("x", "y"), None), (8, 2, 2), "float32[8@(x,y),2,2]"),
+    ((2, 4, 4), P("x", "y", None), (8, 4), "float32[8@(x,y),4]"),
+    ((2, 4, 4), P("x", "y", None), (2, 16), "float32[2@x,16@y]"),
+    ((2, 4, 4), P("x", "y", None), (32,), "float32[32@(x,y)]"),
+    ((2, 4, 4), P("x", "y", None), (4, 2, 4), None),
+    ((2, 4, 4), P(None, "y", None), (8, 4), None),
+    ((2, 4, 4), P(None, "y", None), (2, 16), "float32[2,16@y]"),
+    ((2, 4, 4), P(None, "y", None), (32,), None),
+    ((4, 2, 4), P("y", "x", None), (8, 4), "float32[8@(y,x),4]"),
+    ((4, 2, 4), P("y", "x", None), (4, 8), "float32[4@y,8@x]"),
+    (
+        (16,),
+        P(
+            "y",
+        ),
+        (4, 4),
+        "float32[4@y,4]",
+    ),
+    (
+        (16,),
+        P(
+            "y",
+        ),
+        (2, 8),
+        None,
+    ),
+    (
+        (16,),
+        P(
+            "y",
+        ),
+        (8, 2),
+        "float32[8@y,2]",
+    ),
+    (
+        (16,),
+        P(
+            "y",
+        ),
+        (16, 1),
+        "float32[16@y,1]",
+    ),
+    (
+        (16,),
+        P(
+            ("x", "y"),
+        ),
+        (4, 4),
+        None,
+    ),
+    (
+        (16,),
+        P(
+            ("x", "y"),
+        ),
+        (8, 2),
+        "float32[8@(x,y),2]",
+    ),
+    (
+        (16,),
+        P(
+            ("x", "y"),
+        ),
+        (2, 8),
+        "float32[2@x,8@y]",
+    ),
+]
+
+
+@pytest.mark.parametrize("shape, spec, new, typed", _RESHAPES)
+def test_a_reshape_is_laid_out_as_jax_types_it_or_refused(shape, spec, new, typed):
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    xn = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    a = jax.device_put(xn, NamedSharding(m, spec))
+    for f in (lambda a: a.reshape(new), jax.jit(lambda a: a.reshape(new))):
+        if typed is None:
+            with pytest.raises(ShardingTypeError, match=re.escape(f"new sizes: {new}")):
+                f(a)
+            continue
+        out = f(a)
+        assert str(jax.typeof(out)) == typed
+        np.testing.assert_array_equal(np.asarray(out), xn.reshape(new))
+
+
+def test_a_backward_pass_inside_jit_is_not_held_to_jax_sharding_types():
+    # the engine's transpose rules stage contractions over the split batch with no out_sharding:
+    # JAX's own say one, so JAX runs these; so must the engine (the user's equations still checked)
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    xn, wn = np.arange(32.0, dtype=np.float32).reshape(8, 4) / 32, np.ones((4, 4), np.float32)
+    x, w = jax.device_put(xn, NamedSharding(m, P("x", None))), jax.device_put(wn, NamedSharding(m, P()))
+    loss = lambda w, x: ((x @ w) ** 2).sum()  # noqa: E731
+    want = 2 * xn.T @ (xn @ wn)
+    with jax.set_mesh(m):
+        g = jax.jit(jax.grad(loss))(w, x)
+        step = jax.jit(lambda w, x: jax.lax.fori_loop(0, 2, lambda i, w: w - 0.01 * jax.grad(loss)(w, x), w))
+        stepped = step(w, x)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5)
+    assert str(jax.typeof(g)) == "float32[4,4]"
+    w1 = wn - 0.01 * want
+    np.testing.assert_allclose(np.asarray(stepped), w1 - 0.01 * 2 * xn.T @ (xn @ w1), rtol=1e-5)
 
 
 def test_jit_in_and_out_shardings(mesh):
@@ -551,8 +728,12 @@ def test_data_and_model_parallel_training_step_on_a_2d_mesh(kind):
     ]
     batch = jax.device_put((x, t), NamedSharding(m, P("X")))
     events = []
+    out = NamedSharding(m, P("X", None)) if kind == AxisType.Explicit else None
+    if out is not None:  # (the logits' contraction over Y-split hidden units: JAX's error without a layout)
+        with pytest.raises(ShardingTypeError, match=r"lhs_contracting_spec=\('Y',\)"):
+            jax.jit(_mlp_step)(sharded, batch)
     with monitoring.listen(lambda k, d: events.append(d) if k == "pmap_execute" else None):
-        got_loss, got = jax.jit(_mlp_step)(sharded, batch)
+        got_loss, got = jax.jit(lambda p, b: _mlp_step(p, b, out))(sharded, batch)
     np.testing.assert_allclose(float(got_loss), float(want_loss), rtol=1e-6)
     for (gw, gb), (ww, wb), (sw, sb) in zip(got, want, layout):
         np.testing.assert_allclose(np.asarray(gw), np.asarray(ww), rtol=1e-5, atol=1e-7)

@@ -272,6 +272,11 @@ def run_error(
         end_line, end_col = getattr(exc, "end_lineno", None), getattr(exc, "end_offset", None)
         if end_line and end_col and end_col > 0:
             err.end_line, err.end_column = end_line, end_col
+    elif getattr(getattr(exc, "staged_at", None), "file", None) == user_file:
+        # (raised for a staged line when the program ran: that line, not the call that ran it)
+        info = exc.staged_at  # type: ignore[attr-defined]
+        column = info.column
+        err.line, err.column = info.line, (column + 1 if column is not None else None)
     elif user_tb is not None:
         err.line, err.end_line, err.column, err.end_column = _positions(user_tb)
     elif not hasattr(exc, _INPUT_ATTR):

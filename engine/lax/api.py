@@ -550,11 +550,13 @@ def _layout_param(out_sharding, ndim: int, what: str):
 def _bind_laid_out(prim, key: str, layout, *args, **params):
     """``prim`` bound with ``layout`` as its parameter ``key``: staged, the equation lays its
     result out (the partitioner moves it; its type shows it, as JAX's); eagerly the result is
-    computed, then moved there by ``reshard`` (an impl computes values, not placements)."""
+    computed, then moved there by ``reshard`` (an impl computes values, not placements), unless an
+    operand is on the mesh: its devices compute it, laid out as said (and, as JAX's, unchecked)."""
     from ..sharding import Mesh, reshard
 
     if layout is not None and isinstance(layout.mesh, Mesh) and core._state.dynamic is None:
-        return reshard(prim.bind(*args, **params, **{key: None}), layout)
+        if not any(getattr(a, "on_mesh", False) for a in args):
+            return reshard(prim.bind(*args, **params, **{key: None}), layout)
     return prim.bind(*args, **params, **{key: layout})
 
 

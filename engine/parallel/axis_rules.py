@@ -1,7 +1,6 @@
 """Partitioning rules for operations along one dimension, elementwise across the others:
 cumulative reductions, ``sort``, ``top_k``, ``rev``, ``pad``, ``split``, ``stack``, ``unstack``
-and ``tile``. Each device works on
-its blocks; the result is split as the operand (JAX types it so).
+and ``tile``. Each device works on its blocks; the result is split as the operand (JAX types it so).
 
 JAX's sharding-in-types rules: on ``Explicit`` axes a cumulative reduction, a sort and ``top_k``
 refuse an operand split along the dimension they work on (``ShardingTypeError``, inside ``jit``
@@ -12,9 +11,16 @@ divide by the axes, else refuse (``_kept_spec``). On ``Auto`` axes the dimension
 from __future__ import annotations
 
 from .. import core
-from ..sharding import NamedSharding, PartitionSpec
-from .partition import MeshContext, Sharded, ShardingTypeError, _entry, _fallback, _to_spec, _type_str
+from .partition import (
+    MeshContext,
+    Sharded,
+    ShardingTypeError,
+    _fallback,
+    _to_spec,
+    _type_str,
+)
 from .slicing_rules import _kept_spec, _laid_out, _typed
+from .type_rules import _explicit_spec, _named
 
 
 def _along(dims_of, refuse):
@@ -93,7 +99,7 @@ def _stack(ctx, prim, vals, params):
     """The operands laid out alike (the first split one's), a new whole dimension at ``axis``."""
     split = [x for x in vals if any(x.spec)]
     spec = split[0].spec if split else vals[0].spec
-    if any(_typed_spec(ctx, x) != _typed_spec(ctx, vals[0]) for x in vals):
+    if any(_explicit_spec(ctx, x) != _explicit_spec(ctx, vals[0]) for x in vals):
         shown = ", ".join(str(_named(ctx, x)) for x in vals)
         raise ShardingTypeError(f"All operands should have the same sharding. Got shardings {shown}")
     out = prim.bind(*[x.val if x.spec == spec else _to_spec(ctx, x, spec) for x in vals], **params)
@@ -126,17 +132,9 @@ def _tile(ctx, prim, vals, params):
     return Sharded(prim.bind(x.val if x.spec == spec else _to_spec(ctx, x, spec), **params), spec)
 
 
-def _typed_spec(ctx, x: Sharded) -> tuple:
-    return tuple(_typed(ctx, s) for s in x.spec)
-
-
-def _named(ctx, x: Sharded) -> NamedSharding:
-    """``x``'s sharding as its type names it (over the abstract mesh, as JAX's errors print it)."""
-    return NamedSharding(ctx.mesh.abstract_mesh, PartitionSpec(*[_entry(s) for s in _typed_spec(ctx, x)]))
-
-
 def install(rules: dict) -> None:
     from ..lax import joining, reductions, sorting, structural
+    from . import type_rules
 
     for p in (reductions.cumsum_p, reductions.cumprod_p, reductions.cummax_p, reductions.cummin_p):
         rules[p] = _along(lambda params, nd: (params["axis"],), _refuse_cumulative)
@@ -144,6 +142,7 @@ def install(rules: dict) -> None:
     rules[sorting.sort_p] = _along(lambda params, nd: (params["dimension"],), _refuse_sort)
     rules[sorting.top_k_p] = _along(lambda params, nd: (params["axis"] % nd,), _refuse_top_k)
     rules[structural.rev_p] = _rev
+    rules[structural.select_n_p] = type_rules.select_n
     rules[structural.pad_p] = _pad
     rules[joining.split_p] = _split
     rules[joining.stack_p] = _stack

@@ -40,6 +40,7 @@ from ..ir import ClosedJaxpr, Literal
 from ..lax import parallel as lax_parallel
 from ..sharding import Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 from ..sharding import spec_entry as _entry
+from ..source_info import in_backward, raised_for
 from ..staging import trace_to_jaxpr
 from .named import NamedShardedArray
 from .result_shardings import mesh_result_shardings, used_arguments
@@ -100,19 +101,21 @@ def _view_sharding(ctx_mesh: Mesh, view: Mesh, spec: Spec) -> NamedSharding | No
 class MeshContext:
     """The mesh a program is partitioned over."""
 
-    def __init__(self, mesh: Mesh, checks: bool = False):
+    def __init__(self, mesh: Mesh, checks: bool | str = False):
         self.mesh = mesh
         self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
-        # Raise JAX's sharding-type errors (explicit axes only). Eager operations do; inside jit
-        # the engine's AD rules do not say the out_sharding JAX's would (a transposed dot over a
-        # sharded batch), so the partitioner picks a layout instead of refusing the program.
+        # Raise JAX's sharding-type errors (explicit axes only): ``True`` for every equation (an
+        # eager operation's one-op program), ``"user"`` for the equations the user's code staged
+        # (a jit's program): a backward pass's are the engine's transpose rules', which do not say
+        # the out_sharding JAX's would (a transposed dot over a sharded batch), so the partitioner
+        # picks a layout for them instead of refusing the program.
         # typed: the axes shardings are typed over, which rules keep where JAX's types would
         self.typed = frozenset(mesh.explicit_axes)
         self.record: dict | None = None  # set: every variable's layout, bodies of calls included
         current = get_abstract_mesh()
         if current.axis_names == mesh.axis_names:  # (auto_axes turns checks off for its axes)
             self.typed &= frozenset(current.explicit_axes)
-        self.checks = checks  # (an eager operation's one-op program)
+        self.checks = checks
         self.explicit = self.typed if checks else frozenset()
 
     def parts(self, axes) -> int:
@@ -284,7 +287,11 @@ def laid_out(rule, key: str):
         if target is None or not isinstance(target.mesh, Mesh):
             return rule(ctx, prim, vals, params)
         _check_mesh(ctx, target, f"{prim.name}'s {key}")
-        out = rule(ctx, prim, vals, dict(params, **{key: None}))
+        checked, ctx.explicit = ctx.explicit, frozenset()  # (JAX's rule takes the layout said, unchecked)
+        try:
+            out = rule(ctx, prim, vals, dict(params, **{key: None}))
+        finally:
+            ctx.explicit = checked
         want = spec_of(target, len(out.spec))
         return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
 
@@ -408,7 +415,6 @@ def _install_rules():
     from ..lax import reductions, structural
     from . import axis_rules, control_rules, shape_rules, slicing_rules
 
-    spmd_rules[structural.select_n_p] = _elementwise
     spmd_rules[structural.reduce_sum_p] = laid_out(
         _reduction(lambda v, ax: lax_parallel.psum(v, _axis_name(ax))), "out_sharding"
     )
@@ -447,6 +453,10 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
         rule = spmd_rules.get(prim)
         if rule is None:
             rule = _elementwise if batching.is_elementwise(prim) else _fallback
+        checked = ctx.explicit
+        if ctx.checks == "user":  # (for this equation: see MeshContext)
+            info = eqn.source_info
+            ctx.explicit = frozenset() if info is not None and info.by_rule else ctx.typed
         with core.source_info_context(eqn.source_info):
             if (
                 prim not in _always_ruled
@@ -460,8 +470,14 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
                 outs = outs if prim.multiple_results else [outs]
                 outs = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
             else:
-                res = rule(ctx, prim, vals, eqn.params)
+                try:
+                    res = rule(ctx, prim, vals, eqn.params)
+                except ShardingTypeError as e:
+                    if ctx.checks == "user":
+                        raised_for(e, eqn.source_info)
+                    raise
                 outs = res if isinstance(res, list) else [res]
+        ctx.explicit = checked
         for v, o in zip(eqn.out_binders, outs):
             env[v] = o
     return [read(x) for x in jaxpr.outs]
@@ -495,7 +511,7 @@ _cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictiona
 def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partitioned:
     """The per-device jaxpr of ``closed`` for arguments split as ``in_specs``, and its outputs' specs."""
     per = _cache.setdefault(closed, {})
-    key = (ctx.mesh, ctx.explicit, tuple(in_specs))
+    key = (ctx.mesh, ctx.explicit, ctx.checks, tuple(in_specs))
     hit = per.get(key)
     if hit is not None:
         return hit
@@ -553,7 +569,7 @@ def typed_one_device_mesh(args) -> Mesh | None:
     return None
 
 
-def one_device_types(closed: ClosedJaxpr, args, checks: bool = False) -> list | None:
+def one_device_types(closed: ClosedJaxpr, args, checks: bool | str = False) -> list | None:
     """The shardings of ``closed``'s results, as their types say, when an argument is on a
     one-device mesh with Explicit axes (the program runs on that device as any other: only the
     types are partitioned); None for a result whose type names no mesh axis, or for all when no
@@ -574,7 +590,7 @@ def _spec_of(x, ctx: MeshContext, ndim: int) -> Spec:
 
 
 def run_sharded(
-    args: Sequence[core.Value], closed: ClosedJaxpr, name: str, checks: bool = False
+    args: Sequence[core.Value], closed: ClosedJaxpr, name: str, checks: bool | str = False
 ) -> list[Array] | None:
     """Run ``closed`` (a jit's jaxpr) SPMD on the mesh its sharded arguments live on, or return
     None when no argument is sharded over more than one device."""
@@ -669,18 +685,17 @@ def partitioned_text(closed: ClosedJaxpr, name: str, args) -> str:
 # Eager operations on sharded arrays: each primitive is a one-equation program, run per device.
 
 _eager_programs: dict = {}
-# >0 while a backward pass runs: its operations are the engine's AD rules, which do not say the
-# out_sharding JAX's would (a transposed dot over a sharded contraction), so, as inside jit, the
-# partitioner picks a layout instead of raising JAX's sharding-type errors for them
-in_backward = [0]
 
 
 def run_eager(prim: core.Primitive, vals, params):
     """``prim`` applied to ``vals`` (some of them ``NamedShardedArray``s on a mesh) on the mesh's
     devices, as JAX runs an eager op on sharded arrays (a compiled one-op program)."""
-    # (a loop, cond or call holds a program whose equations may be the engine's AD rules'
-    # (a gradient in a loop body): checked as a jit's are, not as one operation)
-    checks = not in_backward[0] and not any(isinstance(v, ClosedJaxpr) for v in _param_values(params))
+    # (a backward pass's operations are the engine's transpose rules': see MeshContext; a loop,
+    # cond or call holds a program that may stage some (a gradient in a loop body): checked as a
+    # jit's are)
+    checks: bool | str = not in_backward[0]
+    if checks and any(isinstance(v, ClosedJaxpr) for v in _param_values(params)):
+        checks = "user"
     outs = run_sharded(vals, _eager_program(prim, vals, params), prim.name, checks=checks)
     if outs is None:  # (not reached: run_eager is only called with a sharded operand)
         raise AssertionError("run_eager without a sharded operand")
@@ -702,7 +717,7 @@ def eager_one_device_types(prim: core.Primitive, vals, params) -> list | None:
 def _eager_program(prim: core.Primitive, vals, params) -> ClosedJaxpr:
     avals = tuple(core.get_aval(v) for v in vals)
     try:
-        key: object = (prim, tuple(sorted(params.items())), avals)
+        key: object = (prim, tuple(sorted(params.items())), avals, bool(in_backward[0]))
         hash(key)
     except TypeError:
         key = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from .. import core
+from . import type_rules
 from .partition import (
     Sharded,
     ShardingTypeError,
@@ -35,15 +36,26 @@ def _broadcast_in_dim(ctx, prim, vals, params):
 
 
 def _reshape(ctx, prim, vals, params):
+    """On an explicit mesh, laid out as JAX types it (``type_rules.reshaped``); else as below."""
+    x = vals[0]
+    typed = None
+    if params.get("sharding") is None:  # (else JAX's rule takes the layout said)
+        gshape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
+        typed = type_rules.reshaped(ctx, x, gshape, params["new_sizes"], params.get("dimensions"))
+    out = _reshape_split(ctx, prim, vals, params)
+    return out if typed is None or out.spec == typed else Sharded(_to_spec(ctx, out, typed), typed)
+
+
+def _reshape_split(ctx, prim, vals, params):
     """Dimensions that survive the reshape keep their split; a split dimension that is divided
     into several keeps its split on the first (when it divides evenly); otherwise gather."""
     x = vals[0]
     new = tuple(params["new_sizes"])
+    gshape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
     if not any(x.spec):
         return Sharded(prim.bind(*[v.val for v in vals], **params), _replicated(len(new)))
     if params.get("dimensions") is not None:
         return _fallback(ctx, prim, vals, params)
-    gshape = ctx.global_shape(core.get_aval(x.val).shape, x.spec)
     spec: list = [()] * len(new)
     for d, s in enumerate(x.spec):
         if not s:
@@ -117,6 +129,7 @@ def _squeeze(ctx, prim, vals, params):
 def _concatenate(ctx, prim, vals, params):
     """Concatenation along a dimension no operand splits: operands take one spec, blocks join."""
     d = params["dimension"]
+    type_rules.check_concatenate(ctx, vals)
     if any(x.spec[d] for x in vals):
         # (on an explicit mesh JAX types the result as its operands, which agree: it stays split)
         same = all(x.spec == vals[0].spec for x in vals)

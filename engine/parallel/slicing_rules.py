@@ -57,7 +57,9 @@ def _kept_spec(ctx: MeshContext, x: Sharded, out_shape, name: str) -> Spec:
     for n, out, axes in zip(shape, out_shape, spec):
         if n != out and axes and out % ctx.parts(axes):
             sizes: tuple = tuple(int(n) for n in out_shape)
-            if ctx.checks and name == "slicing":  # (JAX's eager slice is a dynamic_slice of numpy ints)
+            if (
+                ctx.checks is True and name == "slicing"
+            ):  # (JAX's eager slice is a dynamic_slice of numpy ints)
                 name, sizes = "dynamic_slice", tuple(np.int64(n) for n in sizes)
             raise ShardingTypeError(
                 f"{name} on sharded dims where out dim ({out}) is not divisible by mesh axes "
@@ -86,7 +88,7 @@ def _slice(ctx, prim, vals, params):
     out = Sharded(prim.bind(v, **dict(params, limit_indices=local)), spec)
 
     def kept(s, whole, m):
-        if whole or (ctx.checks and not _typed(ctx, s)):  # (XLA's eager one-op program gathers it)
+        if whole or (ctx.checks is True and not _typed(ctx, s)):  # (XLA's eager one-op program gathers it)
             return whole
         return s if m % ctx.parts(s) == 0 else ()
 
