@@ -121,7 +121,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     for p, t in zip(primals_flat, tangents_flat):
         check_jvp_tangent(core.get_aval(p), core.get_aval(t))
     out_store = []
-    f = _aux_fun(fun, has_aux)
+    f = _aux_fun(fun, has_aux, checked=False)
     flat = _flatten_fun(f, in_tree, out_store)
     tangents_flat = [
         t if dtype_kind(core.get_aval(p).dtype) in "fc" else ad.Zero(ad.tangent_aval(core.get_aval(p)))
@@ -136,18 +136,22 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     return p_out, t_out
 
 
-def _aux_fun(fun, has_aux):
+def _aux_fun(fun, has_aux, checked: bool = True):
+    """``fun`` returning its ``(output, aux)`` pair (a tuple or list of two) as a tuple. As JAX's:
+    ``checked`` (linearize, vjp, grad) refuses anything else with its TypeError; ``jvp`` just
+    unpacks it (``iteration over a 0-d array`` for a scalar)."""
     if not has_aux:
         return fun
 
     def f(*args, **kwargs):
         out = fun(*args, **kwargs)
-        if not (isinstance(out, tuple) and len(out) == 2):
+        if checked and (not isinstance(out, (list, tuple)) or len(out) != 2):
             raise TypeError(
-                "has_aux=True requires the function to return a pair (output, aux); "
-                f"got {type(out).__name__}."
+                "expected function with aux output to return a two-element tuple, but got type "
+                f"{type(out)} with value {out!r}"
             )
-        return out
+        ans, aux = out
+        return ans, aux
 
     return f
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import ad, batching, core, dims, narrow_dtypes, transfers
 from ..batching import not_mapped
 from ..core import Primitive, ShapedArray, Tracer
-from ..errors import invalid_shape_error
+from ..errors import invalid_shape_error, traced_shape_error
 from .same_dtypes import check_same_dtypes
 from .gather_scatter import (
     GatherDimensionNumbers,
@@ -103,7 +103,9 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     idx = _dynamic_slice_indices(operand, start_indices, allow_negative=allow_negative_indices)
     try:
         sizes = tuple(s if type(s) is int else dims.as_dim(s) for s in slice_sizes)
-    except TypeError:  # (a size that is no integer: 2.0)
+    except TypeError:  # (a size that is no integer: 2.0, or traced)
+        if any(isinstance(s, core.Tracer) for s in slice_sizes):
+            raise traced_shape_error(tuple(slice_sizes)) from None
         raise invalid_shape_error(tuple(slice_sizes)) from None
     return dynamic_slice_p.bind(operand, *idx, slice_sizes=sizes)
 

@@ -120,7 +120,12 @@ def _array(object, dtype, copy, order, ndmin):
         if any(isinstance(x, Tracer) for x in leaves):
             out = _concatenate_rows(object, dtype) if object else None
         else:
-            out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
+            try:
+                out = Array(np.array([_host(x) for x in object] if leaves else object, dtype=dtype))
+            except ValueError:  # (ragged: JAX stacks rows holding arrays, and lax.concatenate refuses)
+                if not any(isinstance(x, Array) for x in leaves):
+                    raise
+                out = _concatenate_rows(object, dtype)
     elif isinstance(object, (Tracer, Array)):
         weak = dtype is None and object.weak_type
         if copy and (isinstance(object, Tracer) or core._state.dynamic is not None):
@@ -334,9 +339,6 @@ def _concatenate_rows(rows, dtype):
     """JAX's array() of a list holding tracers: each row converted and expanded in turn, then
     concatenated (in trees of 16, as JAX does for wide lists)."""
     out = [lax.expand_dims(array(r, dtype, copy=False), (0,)) for r in rows]
-    shapes = {core.get_aval(r).shape for r in out}
-    if len(shapes) != 1:
-        raise ValueError(f"All input arrays must have the same shape, got {sorted(s[1:] for s in shapes)}.")
     while len(out) > 16:
         out = [lax.concatenate(out[i : i + 16], 0) for i in range(0, len(out), 16)]
     return lax.concatenate(out, 0)
