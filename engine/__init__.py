@@ -108,6 +108,14 @@ from . import flatten_util, ops, typing  # noqa: E402,F401  (jax.flatten_util, j
 from .core import float0  # noqa: E402,F401
 
 memory = _types.SimpleNamespace(Space=core.MemorySpace)  # jax.memory.Space: device_put(x, Space.Host)
+
+# jax.core's public names that live in modules importing engine.core (jax.core is engine.core)
+from .avals import AbstractValue as _AbstractValue  # noqa: E402
+from .constant_staging import compile_time_eval as _compile_time_eval  # noqa: E402
+from .ir import Atom as _Atom, eval_jaxpr_with_consts as _eval_jaxpr  # noqa: E402
+
+core.AbstractValue, core.Atom, core.ParamDict, core.eval_jaxpr = _AbstractValue, _Atom, dict, _eval_jaxpr
+core.ensure_compile_time_eval = core.eval_context = _compile_time_eval
 from .environment import Device, clear_caches, live_arrays, print_environment_info  # noqa: E402,F401
 from .compile_log import explain_cache_misses, log_compiles, no_tracing  # noqa: E402,F401
 from .array_assembly import make_array_from_callback, make_array_from_single_device_arrays  # noqa: E402,F401

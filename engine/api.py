@@ -497,6 +497,11 @@ def vmap(
             ax = ax % nd
             in_dims.append(ax)
             sizes.append(core.get_aval(x).shape[ax])
+        if not args_flat and axis_size is None:
+            raise ValueError(
+                "vmap wrapped function must be passed at least one argument containing an array or "
+                f"axis_size must be specified, got empty *args={args} and **kwargs={kwargs}"
+            )
         if not sizes and axis_size is None:
             raise ValueError(
                 "vmap must have at least one non-None value in in_axes or axis_size must be specified"

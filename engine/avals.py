@@ -4,6 +4,7 @@ PRNG keys). ``engine.core`` re-exports all of it."""
 
 from __future__ import annotations
 
+import abc
 import enum
 import functools
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -12,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import dims
+from .class_paths import jax_class_path
 
 if TYPE_CHECKING:
     from .core import Array
@@ -178,3 +180,12 @@ class ShapedArray:
 
 def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:
     return aval if weak_type is None else aval.update(weak_type=weak_type)
+
+
+@jax_class_path("jax._src.core.AbstractValue")
+class AbstractValue(abc.ABC):  # noqa: B024 (an interface with no methods of its own: isinstance only)
+    """``jax.core.AbstractValue``: what every abstract value is (``ShapedArray``, a ref's and a
+    token's types register as ones)."""
+
+
+AbstractValue.register(ShapedArray)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
+from . import held_arrays
 from .core import Tracer, Value, _state, find_top_trace
 
 
@@ -16,7 +17,8 @@ def compile_time_eval() -> Iterator[None]:
     staged (its tracer's trace takes it)."""
     prev, _state.dynamic = _state.dynamic, None
     try:
-        yield
+        with held_arrays.outside_traces():
+            yield
     finally:
         _state.dynamic = prev
 

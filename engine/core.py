@@ -447,6 +447,13 @@ def _array_from_pickle(value: np.ndarray, weak_type: bool) -> Array:
     return Array(value, weak_type)
 
 
+def made_held() -> bool:
+    """Whether an Array made now is one the user holds (``held_arrays``): made outside any staging
+    trace (staging traces run inside new_dynamic: while none runs anywhere, the thread-local depth
+    need not be read)."""
+    return not staging_anywhere[0] or not held_arrays.tracing()
+
+
 @jax_class_path("jaxlib._jax.ArrayImpl")
 class Array:
     """An immutable array on the host, the engine's concrete value.
@@ -480,7 +487,7 @@ class Array:
         self._aval: ShapedArray | None = None
         # made outside a trace: a trace's constvar (staging traces run inside new_dynamic: while none
         # runs anywhere, the thread-local depth need not be read)
-        self.held = not staging_anywhere[0] or not held_arrays.tracing()
+        self.held = made_held()
         if default_device_index[0] is not None:  # (jax.default_device: uncommitted arrays live there)
             self._dev = default_device_index[0]
 
@@ -577,6 +584,9 @@ class Array:
 
     def tolist(self) -> Any:  # nested lists of Python scalars, as numpy's
         return self._value.tolist()
+
+    def tobytes(self, order: str = "C") -> bytes:  # the raw bytes, as numpy's
+        return self._value.tobytes(order)  # type: ignore[arg-type]
 
     def item(self, *args: int) -> Any:  # a Python scalar, as numpy's
         return self._value.item(*args)

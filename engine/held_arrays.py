@@ -52,3 +52,16 @@ def trace_copy(x: Any, make: Callable[[Any], Any]) -> Any:
 def held(x: object) -> bool:
     """``x`` is an Array made while no staging trace ran: JAX's trace makes it a constvar."""
     return getattr(x, "held", False) is True
+
+
+@contextmanager
+def outside_traces() -> Iterator[None]:
+    """Arrays made inside are held, as if no trace ran (``jax.ensure_compile_time_eval``: what it
+    computes are jax.Arrays, which the trace around keeps as constvars); the traces' shared numpy
+    constants are kept for after."""
+    depth, copies = getattr(_tracing, "depth", 0), getattr(_tracing, "copies", None)
+    _tracing.depth = 0
+    try:
+        yield
+    finally:
+        _tracing.depth, _tracing.copies = depth, copies

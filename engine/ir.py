@@ -562,6 +562,15 @@ def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value], consts: Sequence[Value] = ()
         replaying[0] -= 1
 
 
+def eval_jaxpr_with_consts(
+    jaxpr: Jaxpr, consts: Sequence[Value], *args: Value, propagate_source_info: bool = True
+) -> list[Value]:
+    """JAX's ``jax.core.eval_jaxpr(jaxpr, consts, *args)`` (each equation runs under its own source
+    line whatever ``propagate_source_info`` says)."""
+    del propagate_source_info
+    return eval_jaxpr(jaxpr, list(args), list(consts))
+
+
 def _eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value], consts: Sequence[Value]) -> list[Value]:
     env: dict[Var, Value] = {}
 

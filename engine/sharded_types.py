@@ -164,6 +164,19 @@ def typeof(x):
     """
     from . import core
 
+    from .jit import ShapeDtypeStruct
+
+    if isinstance(x, ShapeDtypeStruct):  # (its type, laid out as its sharding says)
+        sharding = x.sharding if getattr(getattr(x.sharding, "mesh", None), "explicit_axes", ()) else None
+        return (
+            ShardedShapedArray(x.shape, x.dtype, x.weak_type, sharding)
+            if sharding
+            else _PlainType(x.shape, x.dtype, x.weak_type)
+        )
+    if isinstance(x, str):
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")  # (JAX's words)
+    if not core.is_array_like(x) and not hasattr(x, "__jax_array__") and not isinstance(x, core.ShapedArray):
+        raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type")
     aval = core.get_aval(x)
     if not isinstance(aval, core.ShapedArray):  # a mutable array ref: Ref{float32[3]}
         return aval

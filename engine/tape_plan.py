@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import core
-from .core import Array, ShapedArray, impl_rules
+from .core import Array, ShapedArray, impl_rules, made_held
 from .invalid_values import active as _debug_values
 from .ir import ClosedJaxpr, Literal
 from .narrow_dtypes import kind as dtype_kind
@@ -207,6 +207,7 @@ def run(closed: ClosedJaxpr, plans: dict, args) -> list | None:
             out = _new(Array)
             value = out._value = env[a]
             out.weak_type, out._aval = b.weak_type, b if value.shape == b.shape else None
+            out.held = made_held()
         else:
             out = args[a] if k == _INPUT else results[a] if k == _SAME else a
         results.append(out)

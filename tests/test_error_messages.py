@@ -71,3 +71,42 @@ def test_a_traced_slice_size_says_to_make_it_static():
         "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.",
     ]
     assert "depends on the value of the argument n" in lines[2]
+
+
+@pytest.mark.parametrize("v", [2**31, -(2**31) - 1, 2**40, 2**63])
+def test_a_python_int_beyond_int32_is_refused_not_wrapped(v):
+    for make in (jnp.array, jnp.asarray):
+        with pytest.raises(OverflowError, match=f"^Python int {v} too large to convert to int32$"):
+            make(v)
+    assert int(jnp.array(v % 2**32, jnp.uint32)) == v % 2**32  # (a dtype asked for: its range)
+
+
+@pytest.mark.parametrize(
+    "f, value",
+    [
+        (lambda: jnp.ones(2, jnp.int32) + 2**40, 2**40),
+        (lambda: jnp.int32(3) * 2**31, 2**31),
+        (lambda: jax.jit(lambda x: x + 2**40)(1), 2**40),
+    ],
+)
+def test_an_int_operand_beyond_int32_names_its_argument_as_jit_parses_it(f, value):
+    with pytest.raises(OverflowError) as e:
+        f()
+    assert str(e.value) == (
+        "An overflow was encountered while parsing an argument to a jitted computation, whose argument "
+        f"path is y. Got <class 'int'> with value {value}"
+    )
+
+
+def test_arange_beyond_int32_wraps_as_jax_converts_its_start():
+    assert jnp.arange(2**31, 2**31 + 2).tolist() == [-(2**31), -(2**31) + 1]
+
+
+def test_vmap_of_no_arrays_asks_for_axis_size():
+    with pytest.raises(ValueError) as e:
+        jax.vmap(lambda: 1.0)()
+    assert str(e.value) == (
+        "vmap wrapped function must be passed at least one argument containing an array or axis_size must "
+        "be specified, got empty *args=() and **kwargs={}"
+    )
+    assert float(jax.vmap(lambda: 1.0, axis_size=3)().sum()) == 3.0

@@ -445,6 +445,49 @@ def test_a_reshape_is_laid_out_as_jax_types_it_or_refused(shape, spec, new, type
         np.testing.assert_array_equal(np.asarray(out), xn.reshape(new))
 
 
+@pytest.mark.parametrize("staged", [False, True])
+@pytest.mark.parametrize(
+    "f, message",
+    [  # (JAX 0.10.2's TypeErrors: a carry's or a branch's layout is part of its type)
+        (
+            lambda a: jax.lax.scan(lambda c, x: (jax.reshard(c, P(None, None)), None), a, jnp.arange(3.0))[0],
+            "The input carry c has type float32[8@x,4@y] but the corresponding output carry component has "
+            "type float32[8,4].",
+        ),
+        (
+            lambda a: jax.lax.fori_loop(0, 3, lambda i, c: jax.reshard(c, P(None, None)), a),
+            "The input carry component loop_carry[1] has type float32[8@x,4@y] but the corresponding output "
+            "carry component has type float32[8,4].",
+        ),
+        (
+            lambda a: jax.lax.while_loop(lambda c: c.sum() < 0, lambda c: jax.reshard(c, P(None, "y")), a),
+            "while_loop body function carry input and carry output must have equal types, but they differ:\n\n"
+            "The input carry c has type float32[8@x,4@y] but the corresponding output carry component has "
+            "type float32[8,4@y].",
+        ),
+        (
+            lambda a: jax.lax.cond(True, lambda a: a, lambda a: jax.reshard(a, P(None, None)), a),
+            "The output of true_fun has type float32[8@x,4@y] but the corresponding output of false_fun has "
+            "type float32[8,4].",
+        ),
+        (
+            lambda a: jax.lax.switch(1, [lambda a: a, lambda a: jax.reshard(a, P("x", None))], a),
+            "The output of branch 0 has type float32[8@x,4@y] but the corresponding output of branch1 has "
+            "type float32[8@x,4].",
+        ),
+    ],
+)  # fmt: skip
+def test_a_carry_or_branch_laid_out_otherwise_is_refused_as_jax(f, message, staged):
+    m = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    a = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(m, P("x", "y")))
+    with jax.set_mesh(m), pytest.raises(TypeError, match=re.escape(message)):
+        (jax.jit(f) if staged else f)(a)
+    with jax.set_mesh(m):  # (a body that keeps the layout runs on each device's blocks)
+        out = jax.jit(lambda a: jax.lax.scan(lambda c, x: (c * 2 + x, c.sum()), a, jnp.arange(3.0)))(a)
+    assert str(jax.typeof(out[0])) == "float32[8@x,4@y]"
+    np.testing.assert_allclose(np.asarray(out[0]), np.arange(32.0).reshape(8, 4) * 8 + 4)
+
+
 def test_a_backward_pass_inside_jit_is_not_held_to_jax_sharding_types():
     # the engine's transpose rules stage contractions over the split batch with no out_sharding:
     # JAX's own say one, so JAX runs these; so must the engine (the user's equations still checked)

@@ -22,9 +22,19 @@ from ..tree_util import tree_flatten_with_path, tree_unflatten
 
 
 def typematch(a: Any, b: Any) -> bool:
-    """Equal types up to weak typing (JAX's ``core.typematch``): shapes, dtypes, and inside a
-    checked shard_map the mesh axes the values vary over."""
-    return a.shape == b.shape and a.dtype == b.dtype and _vma(a) == _vma(b)
+    """Equal types up to weak typing (JAX's ``core.typematch``): shapes, dtypes, inside a checked
+    shard_map the mesh axes the values vary over, and on an explicit mesh their layouts (a type
+    from ``parallel.carry_types``)."""
+    return a.shape == b.shape and a.dtype == b.dtype and _vma(a) == _vma(b) and _split(a) == _split(b)
+
+
+def _split(a: Any) -> tuple:
+    """The explicit mesh axes that split each dimension of a typed ``a`` (none for a plain type)."""
+    s = getattr(a, "sharding", None)
+    if s is None:
+        return ()
+    explicit = set(s.mesh.explicit_axes)
+    return tuple(tuple(x for x in axes if x in explicit) for axes in s._normalized(len(a.shape)))
 
 
 def _vma(a: Any) -> tuple:

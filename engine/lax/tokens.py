@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ad, batching, core
 from ..backends.rows import INTERPRETER_ONLY
+from ..avals import AbstractValue
 from ..core import Primitive
 
 __all__ = [
@@ -118,3 +119,6 @@ def after_all(*operands: Any) -> Any:
     'Token'
     """
     return after_all_p.bind(*operands)
+
+
+AbstractValue.register(AbstractToken)  # (jax.core.AbstractValue)

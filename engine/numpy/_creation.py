@@ -138,6 +138,8 @@ def _array(object, dtype, copy, order, ndmin):
     elif type(object) in (bool, int, float, complex):
         if dtype is None:
             d, weak = dtype_and_weak(object)
+            if type(object) is int and not np.iinfo(d).min <= object <= np.iinfo(d).max:
+                raise OverflowError(f"Python int {object} too large to convert to {np.dtype(d).name}")
             out = convert(object, d, weak)
         else:
             if type(object) is int:  # (numpy's OverflowError for an int out of dtype's range, as JAX's)
@@ -381,18 +383,24 @@ def _arange(start, stop, step, dtype, out_sharding=None):
         if by is not None:
             working = np.dtype(np.float32) if dtype_kind(dtype) == "f" and dtype.itemsize < 4 else dtype
             size = builtins.max(0, int(np.ceil((hi - lo) / by)))
-            ramp = lax.mul(np.array(by, working), iota(working, size))
-            return lax.convert_element_type(lax.add(np.array(lo, working), ramp), dtype)
+            ramp = lax.mul(_as_dtype(by, working), iota(working, size))
+            return lax.convert_element_type(lax.add(_as_dtype(lo, working), ramp), dtype)
         size = builtins.max(0, int(np.ceil(hi - lo)))
         if lo == 0:
             return iota(dtype, size)
-        return lax.add(np.array(lo, dtype), iota(dtype, size))
+        return lax.add(_as_dtype(lo, dtype), iota(dtype, size))
     out = Array(
         np.arange(
             *[v for v in vals if v is not None] if stop is not None or step is not None else [vals[0]]
         ).astype(dtype)
     )
     return out if out_sharding is None else reshard(out, out_sharding)
+
+
+def _as_dtype(v, dtype) -> np.ndarray:
+    """A bound as ``dtype``, as JAX's ``convert_element_type`` makes it: an int beyond its range
+    wraps (``jnp.arange(2**31, 2**31 + 2)`` counts from -2**31 there too)."""
+    return np.asarray(v).astype(dtype)
 
 
 def linspace(

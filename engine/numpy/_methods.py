@@ -229,6 +229,7 @@ def _operator(f, reflected: bool, cls_is_array: bool = False):
                 out._value = r if type(r) is np.ndarray else np.asarray(r)
                 out.weak_type = self.weak_type and other.weak_type  # (comparisons too, as in JAX)
                 out._aval = None
+                out.held = True  # (made while nothing stages: a trace closing over it holds a constvar)
                 return out
         return slow(self, other)
 

@@ -41,6 +41,7 @@ def fresh_array(value, weak_type: bool) -> Array:
     out._value = value
     out.weak_type = weak_type
     out._aval = None
+    out.held = core.made_held()
     return out
 
 
@@ -102,6 +103,7 @@ def _fast_binary(np_fn, kinds=_FAST_KINDS, bool_out=False, otherwise=_no_fast_pa
         res._value = out
         res.weak_type = weak
         res._aval = None
+        res.held = True  # (made while nothing stages: a trace closing over it holds a constvar)
         return res
 
     return fast
@@ -121,9 +123,18 @@ _JITTED_AS = {"divide": "true_divide", "power": "_power", "mod": "remainder"}
 
 def check_devices(name: str, x1, x2) -> None:
     """JAX jits each jnp function: operands committed to different devices are refused in its
-    terms (the jitted function's name, its parameters' names, the operands' shapes as given)."""
+    terms (the jitted function's name, its parameters' names, the operands' shapes as given), and
+    a Python int its default int type cannot hold is refused as jit parses it."""
     names = ("x", "y") if name in _NAMED_X_Y or name in _COMPARISONS else ("x1", "x2")
     check_committed(_JITTED_AS.get(name, name), names, x1, x2)
+    for n, v in zip(names, (x1, x2)):
+        if type(v) is int:
+            info = np.iinfo(core.python_scalar_dtype(v))
+            if not info.min <= v <= info.max:
+                raise OverflowError(
+                    "An overflow was encountered while parsing an argument to a jitted computation, "
+                    f"whose argument path is {n}. Got <class 'int'> with value {v}"
+                )
 
 
 def check_committed(jitted: str, names: tuple[str, ...], *args) -> None:

@@ -117,6 +117,7 @@ class MeshContext:
             self.typed &= frozenset(current.explicit_axes)
         self.checks = checks
         self.explicit = self.typed if checks else frozenset()
+        self.untyped = False  # set: a rule gathered a typed split (``_Partitioned.untyped``)
 
     def parts(self, axes) -> int:
         return math.prod(self.sizes[a] for a in axes)
@@ -190,6 +191,8 @@ def _gathered(ctx, x: Sharded):
 
 def _fallback(ctx, prim, vals, params):
     """No partitioning rule: every device computes the whole result from gathered operands."""
+    if any(set(axes) & ctx.typed for x in vals for axes in x.spec):
+        ctx.untyped = True  # (a typed split gathered: what comes out may not be typed as JAX's)
     out = prim.bind(*[_gathered(ctx, x) for x in vals], **params)
     outs = out if prim.multiple_results else [out]
     res = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
@@ -503,6 +506,7 @@ class _Partitioned(NamedTuple):
     local: ClosedJaxpr
     out_specs: list
     out_views: list
+    untyped: bool  # a rule gathered a typed split (its layouts may not be JAX's types)
 
 
 _cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
@@ -514,7 +518,9 @@ def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partiti
     key = (ctx.mesh, ctx.explicit, ctx.checks, tuple(in_specs))
     hit = per.get(key)
     if hit is not None:
+        ctx.untyped |= hit.untyped
         return hit
+    outer_untyped, ctx.untyped = ctx.untyped, False
     if structural_rules_missing():
         _install_rules()
     local_avals = [
@@ -532,7 +538,8 @@ def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partiti
 
     with ctx.axis_env():
         local = trace_to_jaxpr(local_fun, local_avals)
-    hit = per[key] = _Partitioned(local, list(out_specs), list(out_views))
+    hit = per[key] = _Partitioned(local, list(out_specs), list(out_views), ctx.untyped)
+    ctx.untyped |= outer_untyped
     return hit
 
 

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import core
+from ..avals import AbstractValue
 from ..core import ShapedArray, Tracer, Value
 from ..indexing import Slice
 from ..pytree.registration import register_pytree_node
@@ -395,3 +396,6 @@ def _one_traced_start_as_indices(idx: Any, shape: tuple[int, ...]) -> Any:
 
     start = lax.clamp(np.int32(0), lax.convert_element_type(s.start, np.int32), np.int32(shape[k] - s.size))
     return (*items[:k], start + arange(s.size, dtype=np.int32), *items[k + 1 :])
+
+
+AbstractValue.register(AbstractRef)  # (jax.core.AbstractValue)
