@@ -776,6 +776,10 @@ class UndefPrimal:
         return f"UndefinedPrimal({self.aval})"  # JAX's name and aval text
 
 
+# set once an undefined primal was typed by its layout on an explicit mesh (parallel.explicit_types)
+typed_undefined = [False]
+
+
 def is_undefined(x: object) -> bool:
     return type(x) is UndefPrimal
 

@@ -252,6 +252,8 @@ def _vjp(fun: Callable, primals: tuple, has_aux: bool, as_pytree: bool):
         transpose = lambda _, cts: f_vjp_flat(*cts)  # noqa: E731
     layouts = [explicit_layout(p) for p in primals_flat]
     layouts = layouts if any(s is not None for s in layouts) else None
+    if layouts is not None and isinstance(f_vjp_flat, ad.Pullback):  # (cotangents typed as primals)
+        transpose = functools.partial(f_vjp_flat.transpose, layouts=layouts)
     backward = Backward(
         transpose, spec, in_tree, main_tree, out_avals, aux_avals, in_avals, fun_name(fun), layouts
     )

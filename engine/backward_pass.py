@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from . import core
-from .ad import UndefPrimal, Zero, add_jaxvals_p, is_undefined, transpose_rules
+from .ad import UndefPrimal, Zero, add_jaxvals_p, is_undefined, transpose_rules, typed_undefined
 from .core import Value
 from .ir import Atom, Jaxpr, Literal, Var
 
@@ -111,6 +111,11 @@ def _backward_pass(
     def is_linear(x: Value) -> bool:
         return type(x) is UndefPrimal or isinstance(x, CotangentAccumulator)
 
+    typed: dict = {}
+    if typed_undefined[0] and any(type(a) is UndefPrimal and hasattr(a.aval, "sharding") for a in args):
+        from .parallel.explicit_types import typed_vars  # (a cycle if imported at the top)
+
+        typed = typed_vars(jaxpr, args)  # (on an explicit mesh: what transpose rules lay out as)
     for v, a in zip(jaxpr.in_binders, args):
         primal_env[v] = a
     if seeds:
@@ -129,7 +134,7 @@ def _backward_pass(
             linear_eqns.append(eqn)
             for k, v in enumerate(eqn.out_binders):
                 make = makes[k] if makes else None
-                primal_env[v] = UndefPrimal(v.aval) if make is None else make(v.aval)
+                primal_env[v] = UndefPrimal(typed.get(v, v.aval)) if make is None else make(v.aval)
             continue
         with core.source_info_context(eqn.source_info):
             outs = eqn.primitive.bind(*ins, **eqn.params)

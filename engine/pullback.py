@@ -32,9 +32,18 @@ def linearize_vjp_flat(
     )
     unknown_outs = [not p.is_known for p in tangent_pvals]
 
-    def transpose(residuals: Sequence[Value], cts: Sequence[Tangent]) -> list[Tangent]:
+    def transpose(residuals: Sequence[Value], cts: Sequence[Tangent], layouts=None) -> list[Tangent]:
+        """``layouts``: the primals' shardings on an explicit mesh (or None), which their
+        cotangents are typed by, as JAX's undefined primals are."""
         cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
-        undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
+        if layouts is None:
+            undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
+        else:
+            from .parallel.explicit_types import typed_aval
+
+            undef = [
+                UndefPrimal(typed_aval(a, s)) for a, d, s in zip(tangent_avals, differentiable, layouts) if d
+            ]
         cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk)
         it = iter(cts_in)
         out: list[Tangent] = []

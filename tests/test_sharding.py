@@ -1195,3 +1195,27 @@ def test_a_training_loop_on_an_explicit_mesh_eagerly_and_under_jit():
             ]
         for a, b in zip(jax.tree.leaves(eager), jax.tree.leaves(jitted)):
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)
+
+
+def test_gradients_on_an_explicit_mesh_print_as_jax_types_them():
+    # the transposes lay cotangents out as their primals' types say (JAX's out_sharding=
+    # operand.aval.sharding), the JVP rules' 1 is typed on the mesh: no trailing reshard
+    import json
+    import pathlib
+    import sys
+
+    here = pathlib.Path(__file__).parent / "jax_reference"
+    sys.path.insert(0, str(here))
+    try:
+        from record_explicit_grads import programs
+    finally:
+        sys.path.remove(str(here))
+    want = json.loads((here / "explicit_grad_jaxprs.json").read_text())
+    try:
+        for name, (f, args) in programs(jax).items():
+            assert str(jax.make_jaxpr(f)(*args)) == want[name], name
+            out = jax.jit(f)(*args)
+            for g, x in zip(jax.tree.leaves(out), args):  # (each gradient laid out as its primal)
+                assert g.sharding == x.sharding, name
+    finally:
+        jax.set_mesh(None)

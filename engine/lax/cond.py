@@ -22,7 +22,7 @@ from ..state.types import is_ref_aval
 from . import api as lax, structural
 from . import control_flow_eager
 from .control_flow_errors import check_branch_outputs
-from ..parallel import carry_types
+from ..parallel import explicit_types
 from .control_flow_common import (
     _trace,
     _avals,
@@ -103,7 +103,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None, traced_for
                 vmapped_branch_levels.pop()
         trees.append(store[0])
     _check_branches(traced_for, branches, trees, [c.out_avals for c in closed])
-    typed = [carry_types.typed_avals(c, leaves) for c in closed]
+    typed = [explicit_types.typed_avals(c, leaves) for c in closed]
     if all(t is not None for t in typed):  # (on an explicit mesh: the results' layouts are their types)
         _check_branches(traced_for, branches, trees, [t[1] for t in typed])  # type: ignore[index]
     # Every branch takes the union of all branches' constants, each once (JAX's order: cond's true

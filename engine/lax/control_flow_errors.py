@@ -24,7 +24,7 @@ from ..tree_util import tree_flatten_with_path, tree_unflatten
 def typematch(a: Any, b: Any) -> bool:
     """Equal types up to weak typing (JAX's ``core.typematch``): shapes, dtypes, inside a checked
     shard_map the mesh axes the values vary over, and on an explicit mesh their layouts (a type
-    from ``parallel.carry_types``)."""
+    from ``parallel.explicit_types``)."""
     return a.shape == b.shape and a.dtype == b.dtype and _vma(a) == _vma(b) and _split(a) == _split(b)
 
 

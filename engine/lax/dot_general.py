@@ -258,8 +258,17 @@ def _dot_transpose_lhs(
         ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
     dims = ((ans_y, tuple(y_kept)), (ans_batch, tuple(y_batch)))
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract))) if x_contract else []
-    out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
-    res = lax.dot_general(g, y, dims, precision=precision, preferred_element_type=preferred_element_type)
+    unsorted = list(x_batch) + x_kept + x_contract_sorted_by_y
+    out_axes = np.argsort(unsorted)
+    typed = getattr(x_aval, "sharding", None)  # (the primal's layout when its type says one, as JAX's)
+    if typed is not None:
+        from ..sharding import NamedSharding, PartitionSpec, spec_entry
+
+        spec = typed._normalized(x_ndim)
+        typed = NamedSharding(typed.mesh, PartitionSpec(*[spec_entry(spec[o]) for o in unsorted]))
+    res = lax.dot_general(
+        g, y, dims, precision=precision, preferred_element_type=preferred_element_type, out_sharding=typed
+    )
     res = lax.transpose(res, tuple(int(a) for a in out_axes))
     if res.dtype != x_aval.dtype:
         res = lax.convert_element_type(res, x_aval.dtype)
@@ -269,7 +278,7 @@ def _dot_transpose_lhs(
 def _dot_transpose(
     ct, x, y, *, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None
 ):
-    # (a cotangent takes its primal's layout: the partitioner picks it, out_sharding is not carried)
+    # (a cotangent takes its primal's layout: given where the primal's type says one)
     (xc, yc), (xb, yb) = dimension_numbers
     pet = preferred_element_type
     if ad.is_undefined(x):

@@ -493,6 +493,18 @@ def _one(x):
     return full_like(x, 1)
 
 
+def _scalar(x, value: float):
+    """JAX's ``_one(x)`` / ``_zero(x)`` in a JVP rule: the Python scalar (a literal in the jaxpr),
+    except on a mesh ``x`` is typed on under ``jit``, where JAX's is a ``reshard`` of it there."""
+    if isinstance(x, core.Tracer):
+        from ..parallel.value_mesh import scalar_on_mesh  # (a cycle if imported at the top)
+
+        on_mesh = scalar_on_mesh(x, value)
+        if on_mesh is not None:
+            return on_mesh
+    return value
+
+
 # Constants in the rules below are Python scalars: lax's binary wrappers give them the other
 # operand's dtype, and the primitives broadcast scalars, so derivative jaxprs stay lean.
 
@@ -524,7 +536,9 @@ def _unbroadcast(ct, operand):
     dims = tuple(i for i, (a, b) in enumerate(zip(ct_shape, aval.shape)) if a != b)
     from ..sharded_types import context_sharding  # (a cycle if imported at the top)
 
-    return lax.reshape(lax.reduce_sum(ct, dims), aval.shape, out_sharding=context_sharding(len(aval.shape)))
+    # (laid out as the operand, when its type says a layout: JAX's out_sharding=aval.sharding)
+    layout = getattr(aval, "sharding", None) or context_sharding(len(aval.shape))
+    return lax.reshape(lax.reduce_sum(ct, dims), aval.shape, out_sharding=layout)
 
 
 def _additive_jvp(p, negate_y: bool):
@@ -573,18 +587,18 @@ defjvp2(exp_p, primal_only(lambda g, ans, x: mul(g, ans)))
 # JAX's form: a scalar log 2 (weak where x is, as JAX's _const) times the product.
 defjvp2(exp2_p, primal_only(lambda g, ans, x: mul(log(full_like(x, 2, shape=())), mul(g, ans))))
 defjvp(log_p, primal_only(lambda g, x: div(g, x)))
-defjvp(log1p_p, primal_only(lambda g, x: div(g, add(x, 1.0))))
-defjvp2(expm1_p, primal_only(lambda g, ans, x: mul(g, add(ans, 1.0))))
+defjvp(log1p_p, primal_only(lambda g, x: div(g, add(x, _scalar(x, 1.0)))))
+defjvp2(expm1_p, primal_only(lambda g, ans, x: mul(g, add(ans, _scalar(ans, 1.0)))))
 
 
 def _tanh_jvp(g, ans, x):
     # JAX's formulation, eagerly too: g * (1 - ans**2) has one operation fewer but rounds
     # differently where ans is near 1 (tens of ulps on a sigmoid layer's jacobian).
-    return mul(add(g, mul(g, ans)), sub(1.0, ans))
+    return mul(add(g, mul(g, ans)), sub(_scalar(x, 1.0), ans))
 
 
 defjvp2(tanh_p, primal_only(_tanh_jvp))
-defjvp2(logistic_p, primal_only(lambda g, ans, x: mul(g, mul(ans, sub(1.0, ans)))))
+defjvp2(logistic_p, primal_only(lambda g, ans, x: mul(g, mul(ans, sub(_scalar(ans, 1.0), ans)))))
 defjvp(sin_p, primal_only(lambda g, x: mul(g, cos(x))))
 defjvp(cos_p, primal_only(lambda g, x: neg(mul(g, sin(x)))))
 defjvp2(tan_p, primal_only(lambda g, ans, x: mul(g, add(1.0, square(ans)))))
@@ -593,9 +607,9 @@ defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(1.0, square(x))))))
 defjvp(atan_p, lambda g, x: div(g, add(1.0, square(x))))
 defjvp(sinh_p, lambda g, x: mul(g, _lax().cosh(x)))
 defjvp(cosh_p, lambda g, x: mul(g, _lax().sinh(x)))
-defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), 1.0))))
-defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), 1.0))))
-defjvp(atanh_p, lambda g, x: mul(integer_pow(add(1.0, x), -1), div(g, sub(1.0, x))))
+defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _scalar(x, 1.0)))))
+defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _scalar(x, 1.0)))))
+defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_scalar(x, 1.0), x), -1), div(g, sub(_scalar(x, 1.0), x))))
 
 
 def _const(example, val):

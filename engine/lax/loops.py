@@ -23,7 +23,7 @@ from ..narrow_dtypes import kind as dtype_kind
 from ..state.discharge import RefOperandPrimitive
 from . import api as lax
 from .control_flow_errors import check_carry_type
-from ..parallel import carry_types
+from ..parallel import explicit_types
 from .control_flow_common import (
     _trace,
     _avals,
@@ -80,7 +80,7 @@ def while_loop(cond_fun, body_fun, init_val):
         cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals, cond_dbg)
         bj, bconsts = _trace(flat_body, avals, body_dbg)
     check_carry_type("while_loop body", body_fun, tree, avals, body_tree[-1], bj.out_avals)
-    typed = carry_types.typed_avals(bj, [*bconsts, *leaves])
+    typed = explicit_types.typed_avals(bj, [*bconsts, *leaves])
     if typed is not None:  # (on an explicit mesh: the carry's layout is part of its type)
         check_carry_type("while_loop body", body_fun, tree, typed[0][len(bconsts) :], body_tree[-1], typed[1])
     move = _forwarded_carries(cj.jaxpr, bj.jaxpr, len(cconsts), len(bconsts))

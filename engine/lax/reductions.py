@@ -99,7 +99,9 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
         return [ct]
     # JAX's arithmetic, numpy's integers included (its params print them: np.int64(0)).
     kept = tuple(np.delete(np.arange(len(shape)), axes))
-    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept, sharding=None)]
+    # (laid out as the operand, when its type says a layout: JAX's out_sharding=operand.aval.sharding)
+    sharding = getattr(x.aval, "sharding", None)
+    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape), broadcast_dimensions=kept, sharding=sharding)]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)

@@ -19,7 +19,7 @@ from ..state.types import AbstractRef
 from . import control_flow_eager
 from ..tracer_origins import debug_info
 from .control_flow_errors import check_carry_type
-from ..parallel import carry_types
+from ..parallel import explicit_types
 from .control_flow_common import (
     _trace,
     _avals,
@@ -82,7 +82,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         c_leaves, c_avals = promoted, _avals(promoted)
         body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
     check_carry_type("scan body", f, c_tree, c_avals, trees[0], body.out_avals[: len(c_avals)])
-    typed = carry_types.typed_avals(body, [*consts, *c_leaves, *x_leaves], sliced=len(x_leaves))
+    typed = explicit_types.typed_avals(body, [*consts, *c_leaves, *x_leaves], sliced=len(x_leaves))
     if typed is not None:  # (on an explicit mesh: the carry's layout is part of its type)
         ins, outs = typed[0][len(consts) : len(consts) + len(c_avals)], typed[1][: len(c_avals)]
         check_carry_type("scan body", f, c_tree, ins, trees[0], outs)

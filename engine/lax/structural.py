@@ -235,12 +235,20 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding=
     lax = _lax()
     # (as JAX: every size-1 operand dimension is summed over and put back by expand_dims, even
     # one broadcast to size 1; the sum runs over no axes too)
-    unit = [i for i, s in enumerate(x.aval.shape) if s == 1]
+    typed = getattr(x.aval, "sharding", None)  # (the operand's layout, when its type says one)
+    spec = typed._normalized(len(x.aval.shape)) if typed is not None else [()] * len(x.aval.shape)
+    unit = [i for i, s in enumerate(x.aval.shape) if s == 1 and not spec[i]]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
     axes = tuple(i for i in range(len(shape)) if i not in kept)
-    from ..sharded_types import context_sharding  # (a cycle if imported at the top)
+    from ..sharded_types import context_sharding  # (cycles if imported at the top)
+    from ..sharding import NamedSharding, PartitionSpec, spec_entry
 
-    summed = lax.reduce_sum(ct, axes, out_sharding=context_sharding(len(shape) - len(axes)))
+    if typed is not None:  # (JAX's: summed into the operand's layout, its unit dimensions left out)
+        kept_spec = PartitionSpec(*[spec_entry(a) for i, a in enumerate(spec) if i not in unit])
+        layout = NamedSharding(typed.mesh, kept_spec)
+    else:
+        layout = context_sharding(len(shape) - len(axes))
+    summed = lax.reduce_sum(ct, axes, out_sharding=layout)
     out = lax.expand_dims(summed, unit)
     got = core.get_aval(out).shape
     if got != x.aval.shape:  # (non-increasing dimensions: JAX's rule leaves the sum in output order)
@@ -346,7 +354,8 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding=None):
     # (JAX's rule: undo the reshape into the permuted shape, then the permutation)
     from ..sharded_types import context_sharding  # (a cycle if imported at the top)
 
-    layout = context_sharding(len(x.aval.shape))
+    # (the operand's layout when its type says one: JAX's out_sharding=operand.aval.sharding)
+    layout = getattr(x.aval, "sharding", None) or context_sharding(len(x.aval.shape))
     if dimensions is None:
         return [_lax().reshape(ct, x.aval.shape, out_sharding=layout)]
     ct = _lax().reshape(ct, tuple(x.aval.shape[d] for d in dimensions), out_sharding=layout)
@@ -500,7 +509,9 @@ def _select_n_jvp(primals, tangents):
 def _select_n_transpose(ct, which, *cases):
     assert not ad.is_undefined(which)
     lax = _lax()
-    zeros = lax.full_like(ct, 0)
+    # (typed as the cotangent, as JAX's full_like(ct, 0): an undefined case's type says its layout)
+    typed = next((c.aval.sharding for c in cases if ad.is_undefined(c) and hasattr(c.aval, "sharding")), None)
+    zeros = lax.full_like(ct, 0, sharding=typed)
     which_dtype = core.get_aval(which).dtype
     if which_dtype == np.bool_:
         return [None] + [

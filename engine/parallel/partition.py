@@ -118,6 +118,7 @@ class MeshContext:
         self.checks = checks
         self.explicit = self.typed if checks else frozenset()
         self.untyped = False  # set: a rule gathered a typed split (``_Partitioned.untyped``)
+        self.gathered: object = None  # the last _fallback result that gathered a typed split
 
     def parts(self, axes) -> int:
         return math.prod(self.sizes[a] for a in axes)
@@ -191,12 +192,13 @@ def _gathered(ctx, x: Sharded):
 
 def _fallback(ctx, prim, vals, params):
     """No partitioning rule: every device computes the whole result from gathered operands."""
-    if any(set(axes) & ctx.typed for x in vals for axes in x.spec):
-        ctx.untyped = True  # (a typed split gathered: what comes out may not be typed as JAX's)
     out = prim.bind(*[_gathered(ctx, x) for x in vals], **params)
     outs = out if prim.multiple_results else [out]
     res = [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
-    return res if prim.multiple_results else res[0]
+    res = res if prim.multiple_results else res[0]
+    if any(set(axes) & ctx.typed for x in vals for axes in x.spec):
+        ctx.gathered = res  # (a typed split gathered: unless the rule lays it out again, see _interpret)
+    return res
 
 
 # --- JAX's sharding-in-types checks (explicit mesh axes only) ----------------------------------
@@ -479,6 +481,8 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
                     if ctx.checks == "user":
                         raised_for(e, eqn.source_info)
                     raise
+                if res is ctx.gathered:  # (the rule's result is a gathered typed split, as it came)
+                    ctx.untyped = True
                 outs = res if isinstance(res, list) else [res]
         ctx.explicit = checked
         for v, o in zip(eqn.out_binders, outs):

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .. import core
+
 from ..sharding import AbstractMesh, NamedSharding, PartitionSpec, get_abstract_mesh
 
 
@@ -61,14 +65,13 @@ def _mesh_of(x, producers: dict, memo: dict, outer: Any = None) -> AbstractMesh 
     return found
 
 
-def _typed_mesh(tracer) -> AbstractMesh | None:
-    """The mesh JAX types ``tracer``'s value on when the program being staged says it: a
-    ``shard_map`` made it, or it is computed from an argument laid out on a mesh with an
-    ``Explicit`` axis; None otherwise."""
+def _staged(tracer):
+    """``staging.staged_var`` of the staged value ``tracer`` carries (a grad or vmap of it carries
+    the same type)."""
     from .. import ad, batching
     from ..staging import staged_var
 
-    while True:  # (to the staged value: a grad or vmap of it carries the same type)
+    while True:
         if isinstance(tracer, ad.PrimalTracer):
             tracer = tracer.primal
         elif isinstance(tracer, batching.BatchTracer):
@@ -76,8 +79,14 @@ def _typed_mesh(tracer) -> AbstractMesh | None:
         elif isinstance(tracer, ad.PartialEvalTracer) and tracer.pval.is_known:
             tracer = tracer.pval.const
         else:
-            break
-    staged = staged_var(tracer)
+            return staged_var(tracer)
+
+
+def _typed_mesh(tracer) -> AbstractMesh | None:
+    """The mesh JAX types ``tracer``'s value on when the program being staged says it: a
+    ``shard_map`` made it, or it is computed from an argument laid out on a mesh with an
+    ``Explicit`` axis; None otherwise."""
+    staged = _staged(tracer)
     if staged is None:
         return None
     builder, var = staged
@@ -111,3 +120,16 @@ def seed_on_mesh(ans, seed):
 
     # (over the abstract mesh: no devices named, as JAX's reshard to an abstract sharding)
     return reshard_p.bind(seed, dst_sharding=NamedSharding(mesh, PartitionSpec()), concrete_mesh=None)
+
+
+def scalar_on_mesh(x, value):
+    """JAX's ``_one(x)``/``_zero(x)`` in a JVP rule under ``jit``: ``value`` as a scalar of ``x``'s
+    dtype, resharded onto the mesh ``x`` is typed on (as ``seed_on_mesh``), which the jaxpr shows;
+    None where JAX's is the literal (no mesh: the rule keeps its Python scalar)."""
+    staged = _staged(x)
+    if staged is None or not (staged[0].in_shardings or get_abstract_mesh().explicit_axes):
+        return None  # (nothing laid out: no walk of the program traced so far)
+    aval = core.get_aval(x)
+    scalar = core.Array(np.array(value, aval.dtype), aval.weak_type)
+    out = seed_on_mesh(x, scalar)
+    return None if out is scalar else out

@@ -1,0 +1,153 @@
+"""The types of a program's values on an explicit mesh, as JAX's types say them (``float32[8@x,4]``),
+from the layouts the partitioner gives them:
+
+- ``typed_avals``: a loop body's or a branch's inputs and outputs, for the carry and branch checks
+  (``lax.control_flow_errors``): a carry that comes out of the body laid out otherwise than it went
+  in, or branches that give differently laid out results, are refused as JAX refuses them;
+- ``typed_vars``: every variable of a linear program a backward pass transposes, so that transpose
+  rules lay their results out as JAX's do (``out_sharding=operand.aval.sharding``).
+
+Operands are laid out as an array's sharding, or a traced value's (``vjp_function.explicit_layout``),
+or an undefined primal's typed aval. Where a rule of the partitioner gathered a split it could not
+follow (``_Partitioned.untyped``), the types are not JAX's: none are given then (a loop runs
+gathered, as before, rather than refusing a program JAX may take).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .. import core
+from ..ad import UndefPrimal, typed_undefined
+from ..ir import ClosedJaxpr, Jaxpr, Literal
+from ..sharding import Mesh, NamedSharding, PartitionSpec, spec_entry
+from ..sharded_types import ShardedShapedArray
+
+
+def typed_avals(closed: ClosedJaxpr, args: Sequence, sliced: int = 0) -> tuple[list, list] | None:
+    """``closed``'s input and output avals, typed by their layouts on an explicit mesh, when it is
+    applied to ``args`` (its inputs' values; the last ``sliced`` are scanned over: a body sees each
+    without its leading dimension). None when no argument lies on a mesh with explicit axes."""
+    from ..vjp_function import explicit_layout
+
+    layouts = [_layout(a, explicit_layout) for a in args]
+    meshes = {s.mesh for s in layouts if s is not None}
+    if len(meshes) != 1:
+        return None
+    mesh = meshes.pop()
+    if not isinstance(mesh, Mesh):
+        return None
+    from .partition import MeshContext, _replicated, partition, spec_of
+
+    ctx = MeshContext(mesh)
+    specs = []
+    for k, (a, s) in enumerate(zip(args, layouts)):
+        ndim = core.get_aval(a).ndim
+        spec = spec_of(s, ndim) if s is not None else _replicated(ndim)
+        if k >= len(args) - sliced:
+            if spec and spec[0]:  # (a split scanned dimension: the scan's own rule refuses it)
+                return None
+            spec = spec[1:]
+        specs.append(spec)
+    consts = closed.jaxpr.constvars
+    if consts:  # (closed-over values: laid out as they are, when they are arrays on the mesh)
+        const_specs = []
+        for c, v in zip(closed.consts, consts):
+            s = _layout(c, explicit_layout)
+            const_specs.append(
+                spec_of(s, v.aval.ndim) if s is not None and s.mesh == mesh else _replicated(v.aval.ndim)
+            )
+        jaxpr = closed.jaxpr
+        closed = ClosedJaxpr(Jaxpr([], [*consts, *jaxpr.in_binders], jaxpr.eqns, jaxpr.outs), [])
+        specs = const_specs + specs
+    part = partition(closed, ctx, specs)
+    if part.untyped or any(v is not None for v in part.out_views):
+        return None
+    ins = closed.in_avals[len(consts) :]
+    return (
+        [_typed(mesh, a, s) for a, s in zip(ins, specs[len(consts) :])],
+        [_typed(mesh, a, s) for a, s in zip(closed.out_avals, part.out_specs)],
+    )
+
+
+def _layout(x, explicit_layout) -> NamedSharding | None:
+    if type(x) is UndefPrimal:
+        s = getattr(x.aval, "sharding", None)
+    elif isinstance(x, core.Tracer):
+        s = explicit_layout(x)
+    elif getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
+        s = x.sharding
+    else:
+        return None
+    if not isinstance(s, NamedSharding) or not s.mesh.explicit_axes:
+        return None
+    return s
+
+
+def _typed(mesh: Mesh, aval, spec):
+    """``aval`` typed by ``spec``'s explicit axes (as it is where it names none)."""
+    explicit = set(mesh.explicit_axes)
+    typed = [tuple(a for a in axes if a in explicit) for axes in spec]
+    if not any(typed) or not isinstance(aval, core.ShapedArray):
+        return aval
+    sharding = NamedSharding(mesh, PartitionSpec(*[spec_entry(t) for t in typed]))
+    return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding)
+
+
+def typed_vars(jaxpr: Jaxpr, args: Sequence) -> dict:
+    """Each variable of ``jaxpr`` (applied to ``args``: values and undefined primals) that its layout
+    types on an explicit mesh, to its typed aval; empty when no argument lies on one."""
+    from ..vjp_function import explicit_layout
+
+    layouts = [_layout(a, explicit_layout) for a in args]
+    meshes = {s.mesh for s in layouts if s is not None}
+    if len(meshes) != 1:
+        return {}
+    mesh = meshes.pop()
+    if not isinstance(mesh, Mesh):
+        return {}
+    from ..core import ShapedArray
+    from ..staging import trace_to_jaxpr
+    from .partition import MeshContext, Sharded, _install_rules, _interpret, _replicated, spec_of
+    from .partition import structural_rules_missing
+
+    if structural_rules_missing():
+        _install_rules()
+    ctx = MeshContext(mesh)
+    specs = [
+        spec_of(s, v.aval.ndim) if s is not None and s.mesh == mesh else _replicated(v.aval.ndim)
+        for v, s in zip(jaxpr.in_binders, layouts)
+    ]
+    env: dict = {}
+    ctx.record = env
+
+    def local_fun(*vals):
+        outs = _interpret(ctx, jaxpr, [], [Sharded(v, s) for v, s in zip(vals, specs)], env)
+        return [o.val for o in outs]
+
+    avals = [
+        ShapedArray(ctx.local_shape(v.aval.shape, s), v.aval.dtype, v.aval.weak_type)
+        for v, s in zip(jaxpr.in_binders, specs)
+    ]
+    with ctx.axis_env():
+        trace_to_jaxpr(local_fun, avals)
+    if ctx.untyped:
+        return {}
+    typed = {}
+    for v, x in env.items():
+        if type(v) is not Literal and x.view is None and isinstance(v.aval, ShapedArray):
+            t = _typed(mesh, v.aval, x.spec)
+            if t is not v.aval:
+                typed[v] = t
+    return typed
+
+
+def typed_aval(aval, sharding):
+    """``aval`` typed by ``sharding`` (a primal's layout, which its cotangent takes), when that
+    names explicit axes; else ``aval``."""
+    from .partition import spec_of
+
+    if sharding is None or not isinstance(sharding.mesh, Mesh) or not isinstance(aval, core.ShapedArray):
+        return aval
+    typed_undefined[0] = True  # (backward passes look for typed undefined primals from now on)
+    return _typed(sharding.mesh, aval, spec_of(sharding, aval.ndim))
