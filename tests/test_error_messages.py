@@ -110,3 +110,23 @@ def test_vmap_of_no_arrays_asks_for_axis_size():
         "be specified, got empty *args=() and **kwargs={}"
     )
     assert float(jax.vmap(lambda: 1.0, axis_size=3)().sum()) == 3.0
+
+
+def test_switch_of_no_branches():
+    with pytest.raises(ValueError, match="^Empty branch sequence$"):
+        jax.lax.switch(0, [])
+
+
+def test_list_indices_and_flat_in_jax_words():
+    x = jnp.arange(24.0).reshape(2, 3, 4)
+    for idx, kind in (([[0, 1], [1, 0]], "tuple"), ([0, 1], "array")):
+        with pytest.raises(TypeError) as e:
+            x[idx]
+        assert str(e.value) == (
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            f"`arr[{kind}(seq)]` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 "
+            "for more information."
+        )
+    with pytest.raises(NotImplementedError, match=r"consider arr.flatten\(\) instead"):
+        x.flat  # noqa: B018
+    assert int(jnp.arange(5.0).searchsorted(2.5)) == 3

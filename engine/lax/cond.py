@@ -73,7 +73,7 @@ def switch(index, branches, *operands, operand=_NO_OPERAND):
 def _switch(index, branches, operands, clamp_index, const_order=None, traced_for=None, **params):
     branches = list(branches)
     if not branches:
-        raise ValueError("switch requires at least one branch")
+        raise ValueError("Empty branch sequence")  # (JAX's words)
     idx_aval = core.get_aval(index)
     if idx_aval.shape != () or dtype_kind(idx_aval.dtype) not in "iub":
         raise TypeError(f"switch index must be a scalar integer, got {idx_aval.str_short()}")

@@ -3,6 +3,7 @@ bool and int arrays, each tagged with the operand axes it consumes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -63,10 +64,18 @@ def _index_type(i):
 
 
 def _parse(idx, shape) -> list[_Parsed]:
-    if isinstance(idx, list):
+    if isinstance(idx, list):  # (JAX's words: a tuple where an entry is itself an index, else an array)
+        unpack = any(
+            (isinstance(i, (np.ndarray, Array, Tracer)) and np.ndim(i) != 0)
+            or isinstance(i, (Sequence, slice))
+            or i is Ellipsis
+            or i is None
+            for i in idx
+        )
         raise TypeError(
             "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
-            "`arr[tuple(seq)]` for several indices or `arr[jnp.array(seq)]` for an index array."
+            f"`arr[{'tuple' if unpack else 'array'}(seq)]` instead of `arr[seq]`. See "
+            "https://github.com/jax-ml/jax/issues/4564 for more information."
         )
     idx = idx if isinstance(idx, tuple) else (idx,)
     if any(hasattr(i, "__jax_array__") and not isinstance(i, Array) for i in idx):

@@ -245,6 +245,12 @@ def _array_namespace(self, *, api_version: str | None = None):
     return engine.numpy
 
 
+def _no_flat(self):
+    raise NotImplementedError(
+        "JAX Arrays do not implement the arr.flat property: consider arr.flatten() instead."
+    )
+
+
 def _install(cls):
     for name, f in _BINARY.items():
         setattr(cls, f"__{name}__", _operator(f, False, cls is Array))
@@ -285,6 +291,10 @@ def _install(cls):
     cls.repeat = lambda self, repeats, axis=None, **kw: _shape.repeat(self, repeats, axis, **kw)
     cls.sort = lambda self, axis=-1, **kw: _searching.sort(self, axis, **kw)
     cls.argsort = lambda self, axis=-1, **kw: _searching.argsort(self, axis, **kw)
+    cls.searchsorted = lambda self, v, side="left", sorter=None, *, method="scan": _searching.searchsorted(
+        self, v, side, sorter, method=method
+    )
+    cls.flat = property(_no_flat)
     cls.nonzero = lambda self, **kw: _searching.nonzero(self, **kw)
     cls.compress = lambda self, condition, axis=None, **kw: _index_tricks.compress(
         condition, self, axis, **kw
