@@ -30,10 +30,17 @@ from .ir import ClosedJaxpr, Jaxpr, Literal, dce_jaxpr, has_ref_effects, subjaxp
 # How many jnp bodies the current operations are inside, in this process (a plain cell: the JVP
 # trace reads it on every operation). Only eager work reads it: staged programs are compiled whole.
 inside = core.jitted_body
+jet_active = [0]  # open jax.experimental.jet traces, in this process
 
 
 def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` as the body of a function JAX jits."""
+    if jet_active[0] and not kwargs:  # (Taylor series through a jitted body: as XLA compiles it)
+        from .experimental.jet import jitted_body_call
+
+        out = jitted_body_call(fn, args)
+        if out is not None:
+            return out
     inside[0] += 1
     try:
         return fn(*args, **kwargs)
