@@ -107,30 +107,15 @@ def typed_vars(jaxpr: Jaxpr, args: Sequence) -> dict:
     if not isinstance(mesh, Mesh):
         return {}
     from ..core import ShapedArray
-    from ..staging import trace_to_jaxpr
-    from .partition import MeshContext, Sharded, _install_rules, _interpret, _replicated, spec_of
-    from .partition import structural_rules_missing
+    from .partition import MeshContext, _replicated, spec_of
+    from .reshard import recorded_layouts
 
-    if structural_rules_missing():
-        _install_rules()
     ctx = MeshContext(mesh)
     specs = [
         spec_of(s, v.aval.ndim) if s is not None and s.mesh == mesh else _replicated(v.aval.ndim)
         for v, s in zip(jaxpr.in_binders, layouts)
     ]
-    env: dict = {}
-    ctx.record = env
-
-    def local_fun(*vals):
-        outs = _interpret(ctx, jaxpr, [], [Sharded(v, s) for v, s in zip(vals, specs)], env)
-        return [o.val for o in outs]
-
-    avals = [
-        ShapedArray(ctx.local_shape(v.aval.shape, s), v.aval.dtype, v.aval.weak_type)
-        for v, s in zip(jaxpr.in_binders, specs)
-    ]
-    with ctx.axis_env():
-        trace_to_jaxpr(local_fun, avals)
+    env = recorded_layouts(ctx, jaxpr, [], specs)
     if ctx.untyped:
         return {}
     typed = {}

@@ -351,23 +351,16 @@ def traced_sharding(tracer) -> NamedSharding | None:
     return (view is not None and _view_sharding(mesh, view, spec)) or sharding_of(mesh, spec)
 
 
-def annotate_types(closed: ClosedJaxpr, args) -> dict:
-    """For ``make_jaxpr`` of values on an explicit mesh: each variable's type as JAX prints it
-    (``f32[8@X,4]``), from the layouts the partitioner gives the program. Empty when no mesh is
-    involved or no axis is explicit."""
-    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed, running=False) or typed_one_device_mesh(args)
-    if mesh is None or not mesh.explicit_axes:
-        return {}
+def recorded_layouts(ctx: MeshContext, jaxpr, consts, in_specs) -> dict:
+    """Every variable of ``jaxpr`` (bodies of calls included) to its layout (``Sharded``), the
+    program partitioned for arguments split as ``in_specs``."""
     if structural_rules_missing():
         _install_rules()
-    ctx = MeshContext(mesh)
-    jaxpr = closed.jaxpr
-    in_specs = [_spec_of(a, ctx, v.aval.ndim) for a, v in zip(args, jaxpr.in_binders)]
     env: dict = {}
     ctx.record = env
 
     def local_fun(*vals):
-        outs = _interpret(ctx, jaxpr, closed.consts, [Sharded(v, s) for v, s in zip(vals, in_specs)], env)
+        outs = _interpret(ctx, jaxpr, consts, [Sharded(v, s) for v, s in zip(vals, in_specs)], env)
         return [o.val for o in outs]
 
     avals = [
@@ -376,6 +369,20 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     ]
     with ctx.axis_env():
         trace_to_jaxpr(local_fun, avals)
+    return env
+
+
+def annotate_types(closed: ClosedJaxpr, args) -> dict:
+    """For ``make_jaxpr`` of values on an explicit mesh: each variable's type as JAX prints it
+    (``f32[8@X,4]``), from the layouts the partitioner gives the program. Empty when no mesh is
+    involved or no axis is explicit."""
+    mesh = _arg_mesh(args) or mesh_of_jaxpr(closed, running=False) or typed_one_device_mesh(args)
+    if mesh is None or not mesh.explicit_axes:
+        return {}
+    ctx = MeshContext(mesh)
+    jaxpr = closed.jaxpr
+    in_specs = [_spec_of(a, ctx, v.aval.ndim) for a, v in zip(args, jaxpr.in_binders)]
+    env = recorded_layouts(ctx, jaxpr, closed.consts, in_specs)
     types = {}
     explicit = set(mesh.explicit_axes)
     for v, x in env.items():
