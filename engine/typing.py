@@ -10,11 +10,11 @@ from typing import Any, Union
 
 import numpy as np
 
-from .core import Array, Tracer
+from .basearray import Array
 
 __all__ = ["ArrayLike", "DTypeLike"]
 
-# As in JAX: an array, a traced value, a numpy array or scalar, or a Python scalar.
-ArrayLike = Union[Array, Tracer, np.ndarray, np.bool_, np.number, bool, int, float, complex]
+# As in JAX: a jax.Array (concrete or traced), a numpy array or scalar, or a Python scalar.
+ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
 # A dtype, a name for one ("float32"), a scalar type (np.float32, float), or anything with ``.dtype``.
 DTypeLike = Union[str, type[Any], np.dtype, Any]
