@@ -38,7 +38,7 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bo
     >>> import engine as jax, engine.numpy as jnp
     >>> f0, (f1, f2) = jax.experimental.jet.jet(jnp.sin, (0.5,), ((1.0, 0.0),))
     >>> print(f0, f1, f2)
-    0.47942555 0.87758255 -0.47942555
+    0.47942555 0.87758255 -0.47942567
     """
     try:
         (order,) = set(map(len, series))
