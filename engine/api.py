@@ -26,6 +26,7 @@ from .pytree.partial import Partial
 from .tangent_checks import check_jvp_tangent, check_linearized_tangent
 from .vjp_function import VJP, Backward, explicit_layout, fun_name, split_residuals
 from .vmap_sizes import inconsistent_sizes
+from .sharded_types import check_mapped_axes
 
 
 def _flatten_fun(fun, in_tree, out_store: list):
@@ -511,6 +512,7 @@ def vmap(
         size = axis_size if axis_size is not None else sizes[0]
         if any(s != size for s in sizes):
             raise ValueError(inconsistent_sizes("vmap", fun, args, kwargs, in_dims, axis_size))
+        check_mapped_axes(args_flat, in_dims)
         out_store = []
         flat = _flatten_fun(fun, in_tree, out_store)
 

@@ -494,6 +494,8 @@ def _shared_jaxprs(top: Jaxpr) -> list[tuple[str, Jaxpr]]:
 def pp_toplevel(jaxpr: Jaxpr, ctx: PpContext | None = None) -> pp.Doc:
     ctx = PpContext() if ctx is None else ctx
     docs = []
+    if sharded_types:  # (the types of shared bodies' variables are the top-level program's)
+        ctx.types.update(sharded_types.get(jaxpr, {}))
     for name, j in _shared_jaxprs(jaxpr):
         ctx.shared_jaxprs[j] = name
         ctx.shared_names.add(name)

@@ -748,9 +748,12 @@ def make_jaxpr(
             from .parallel.partition import annotate_types
 
             types = annotate_types(closed, leaves)
-        closed = ir.ClosedJaxpr(ir.drop_unused_binders(closed.jaxpr), closed.consts)
+        dropped = ir.drop_unused_binders(closed.jaxpr)
         if types:
-            ir.sharded_types[closed.jaxpr] = types
+            for old, new in zip(closed.jaxpr.eqns, dropped.eqns):  # (an unread result: typed as it was)
+                types.update((b, types[a]) for a, b in zip(old.out_binders, new.out_binders) if a in types)
+            ir.sharded_types[dropped] = types
+        closed = ir.ClosedJaxpr(dropped, closed.consts)
         if return_shape:
             out_tree, out_leaves = out_store[0]
             from .tree_util import tree_unflatten as unf

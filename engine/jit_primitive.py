@@ -100,6 +100,10 @@ def mesh_shardings(leaves: Sequence[Any]) -> list[Any] | None:
         x.sharding if getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False) else None
         for x in leaves
     ]
+    if any(isinstance(x, core.Tracer) for x in leaves):  # (a jit inside a trace: as its operands are typed)
+        from .sharded_types import typed_layout
+
+        shardings = [typed_layout(x) if isinstance(x, core.Tracer) else s for x, s in zip(leaves, shardings)]
     return shardings if any(s is not None for s in shardings) else None
 
 

@@ -211,3 +211,44 @@ def typeof(x):
         NamedSharding(mesh, PartitionSpec(*spec)),
         memory_space=aval.memory_space,
     )
+
+
+def check_mapped_axes(args, in_dims) -> None:
+    """JAX's check that the dimensions a ``vmap`` maps away are split alike: their types name one
+    layout (the batched dimension's), else a ValueError naming the two that differ."""
+    if not get_abstract_mesh().explicit_axes and not any(
+        getattr(x, "named_sharding", None) is not None for x in args
+    ):
+        return
+    seen: list = []
+    for x, d in zip(args, in_dims):
+        if d is None:
+            continue
+        t = typeof(x)
+        sharding = getattr(t, "sharding", None)
+        spec = (
+            spec_entry(sharding._normalized(len(t.shape))[d]) if isinstance(sharding, NamedSharding) else None
+        )
+        if seen and seen[0] != spec:
+            raise ValueError(
+                "Mapped away dimension of inputs passed to vmap should be sharded the same. Got "
+                f"inconsistent axis specs: {seen[0]} vs {spec}"
+            )
+        seen[:] = [spec]
+
+
+def type_sharding(x) -> NamedSharding | None:
+    """JAX's ``typeof(x).sharding`` where it shows, on a context mesh with explicit axes (a value
+    split over none of them is replicated over it); None elsewhere (JAX's canonicalize_sharding
+    drops an empty mesh). What jnp's helpers lay an iota out by (``argsort``, ``one_hot``)."""
+    mesh = get_abstract_mesh()
+    if not mesh.explicit_axes:
+        return None
+    from .sharding import get_mesh
+
+    s = getattr(typeof(x), "sharding", None)
+    spec = s.spec if isinstance(s, NamedSharding) else PartitionSpec(*[None] * len(x.shape))
+    devices = get_mesh()  # (the partitioner lays a result out over the devices)
+    return NamedSharding(
+        devices if devices is not None and devices.axis_names == mesh.axis_names else mesh, spec
+    )

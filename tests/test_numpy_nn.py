@@ -116,3 +116,17 @@ def test_one_hot():
     assert nn.one_hot(jnp.array([1]), 2, dtype=jnp.int32).dtype == np.int32
     out = jax.vmap(lambda i: nn.one_hot(i, 3))(jnp.array([2, 0]))
     np.testing.assert_array_equal(np.asarray(out), [[0, 0, 1], [1, 0, 0]])
+
+
+def test_one_hot_as_jax_takes_its_arguments():
+    # a named axis: each instance's row is its own index along that axis
+    out = jax.vmap(lambda i: nn.one_hot(i, 4, axis="b"), axis_name="b")(jnp.array([1, 0, 3, 3]))
+    np.testing.assert_array_equal(np.asarray(out), [0, 0, 0, 1])
+    with pytest.raises(ValueError, match="Expected num_classes to match the size of axis b, but 3 != 4"):
+        jax.vmap(lambda i: nn.one_hot(i, 3, axis="b"), axis_name="b")(jnp.array([1, 0, 3, 3]))
+    with pytest.warns(DeprecationWarning, match="should be integer-typed; got dtype=float32"):
+        nn.one_hot(jnp.array([0.0, 2.0]), 3)
+    with pytest.raises(jax.errors.ConcretizationTypeError, match="argument `num_classes`"):
+        jax.jit(lambda n: nn.one_hot(jnp.array([0]), n))(3)
+    with jax.enable_x64(True):  # (the default float: float64 under x64)
+        assert nn.one_hot(jnp.array([0, 2]), 3).dtype == np.float64

@@ -363,24 +363,54 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
 normalize = standardize
 
 
-def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
-    """``x[..., None] == arange(num_classes)`` as ``dtype``; out-of-range values give all zeros.
+def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
+    """``x[..., None] == arange(num_classes)`` as ``dtype`` (default: JAX's default float);
+    out-of-range values give all zeros. ``axis`` may name a mapped axis (``vmap``'s ``axis_name``):
+    each instance's one-hot row is then its element of that axis.
 
     >>> one_hot(jnp.array([0, 2]), 3)
     Array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
     """
-    return _one_hot(as_operand(x), _dims.as_dim(num_classes), dtype=dtype, axis=axis)
+    if not getattr(num_classes, "_is_dim_expr", False):
+        num_classes = int(core.concrete_or_error(num_classes, _NUM_CLASSES))
+    x = jnp.asarray(x)
+    if dtype_kind(x.dtype) not in "iu":
+        import warnings
+
+        warnings.warn(
+            f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    dtype = core.canonical_dtype(np.float64) if dtype is None else dtype
+    return _one_hot(x, num_classes, dtype=dtype, axis=axis)
+
+
+_NUM_CLASSES = "The error arose in jax.nn.one_hot argument `num_classes`."
 
 
 @staged_as_jit(static_argnames=("num_classes", "dtype", "axis"))
 def _one_hot(x, num_classes, *, dtype, axis):
-    # JAX's formulation: x with a size-1 class axis compared with an iota of the classes.
-    ax = axis % (x.ndim + 1)
+    from ..sharded_types import type_sharding
+    from ..sharding import PartitionSpec
+
+    if not isinstance(axis, (int, np.integer)):  # (a mapped axis's name)
+        size = lax.axis_size(axis)
+        if num_classes != size:
+            raise ValueError(
+                f"Expected num_classes to match the size of axis {axis}, but {num_classes} != {size}"
+            )
+        return jnp.asarray(x == lax.axis_index(axis), dtype=dtype)
+    # JAX's formulation: x with a size-1 class axis compared with an iota of the classes
+    # (replicated over the mesh x is typed on).
+    ax = canonicalize_axes(axis, x.ndim + 1)[0]
     lhs = lax.expand_dims(x, (ax,))
     rhs_shape = [1] * x.ndim
     rhs_shape.insert(ax, num_classes)
-    rhs = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), ax)
+    typed = type_sharding(x)
+    layout = None if typed is None else typed.with_spec(PartitionSpec(*[None] * len(rhs_shape)))
+    rhs = lax.broadcasted_iota(x.dtype, tuple(rhs_shape), ax, out_sharding=layout)
     return lax.convert_element_type(lax.eq(lhs, rhs), jnp.dtype(dtype))
 
 

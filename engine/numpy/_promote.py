@@ -14,6 +14,7 @@ from ..state.types import is_ref
 from ..jitted_tangents import typed_as_primals
 from ..lax.api import _concrete_jvp
 from ..staging import host_constant
+from ..sharding import get_abstract_mesh
 from ._dtypes import dtype_and_weak, promote_types_weak
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -198,7 +199,7 @@ def broadcast_to_shape(x, shape, out_sharding=None):
     xs = shape_of(x)
     shape = tuple(shape)
     if xs == shape:
-        if out_sharding is not None:
+        if out_sharding is not None and not _laid_out_as(x, out_sharding):
             from ..sharding import reshard
 
             return reshard(as_operand(x), out_sharding)
@@ -219,11 +220,33 @@ def broadcast_to_shape(x, shape, out_sharding=None):
 
 
 def promote_shapes(*args):
+    """The operands broadcast to their common shape (JAX's ``_broadcast_arrays``), laid out alike
+    on an explicit mesh (by ``lax.broadcast_shardings``)."""
     shapes = [shape_of(a) for a in args]
     if all(s == shapes[0] for s in shapes):
         return [as_operand(a) for a in args]
     shape = broadcast_shapes(*shapes)
-    return [broadcast_to_shape(a, shape) for a in args]
+    layout = _broadcast_layout(args, shapes)
+    return [broadcast_to_shape(a, shape, layout) for a in args]
+
+
+def _laid_out_as(x, sharding) -> bool:
+    """Whether the type of ``x`` names ``sharding`` already (JAX's broadcast_to keeps it as it is).
+    A value whose layout the trace cannot tell (one a JVP or vmap wraps) is taken as laid out so:
+    the partitioner lays an operand split over no axis out as its operation needs."""
+    from ..sharded_types import typed_layout
+
+    s = typed_layout(x) if isinstance(x, Tracer) else None
+    return s is None or s == sharding
+
+
+def _broadcast_layout(args, shapes):
+    if not get_abstract_mesh().explicit_axes:
+        return None
+    from ..parallel.type_rules import broadcast_sharding
+    from ..sharded_types import typed_layout
+
+    return broadcast_sharding(shapes, [typed_layout(a) if isinstance(a, Tracer) else None for a in args])
 
 
 def check_numeric(name: str, *args):

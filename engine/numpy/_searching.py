@@ -20,6 +20,7 @@ from ._staged import staged_as_jit
 from ._promote import as_operand, check_arraylike, canonicalize_axis, convert, promote_dtypes
 from ._shape import atleast_1d, ravel, reshape, transpose, vstack
 from ..narrow_dtypes import kind as dtype_kind
+from ..sharded_types import type_sharding
 
 
 @staged_as_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
@@ -60,7 +61,9 @@ def argsort(
     if axis is None:
         a, axis = ravel(a), 0
     ax = canonicalize_axis(axis, a.ndim)
-    iota = lax.broadcasted_iota(core.default_dtype(int) if dtype is None else dtype, a.shape, ax)
+    iota = lax.broadcasted_iota(
+        core.default_dtype(int) if dtype is None else dtype, a.shape, ax, out_sharding=type_sharding(a)
+    )
     # Stable descending: reverse array and indices first, so ties keep their original order.
     if descending and stable:
         a = lax.rev(a, (ax,))

@@ -14,6 +14,7 @@ from ._promote import (
     as_operand,
     broadcast_shapes,
     broadcast_to_shape,
+    promote_shapes,
     canonicalize_axes,
     canonicalize_axis,
     check_arraylike,
@@ -174,9 +175,12 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 
 def broadcast_arrays(*args):
-    shapes = [shape_of(a) for a in args]
-    shape = broadcast_shapes(*shapes)
-    return [broadcast_to_shape(a, shape) for a in args]
+    """The arguments broadcast to their common shape (on an explicit mesh, their common layout).
+
+    >>> [a.shape for a in jnp.broadcast_arrays(jnp.ones(3), 1.0)]
+    [(3,), (3,)]
+    """
+    return promote_shapes(*args)
 
 
 def broadcast_shapes_(*shapes):

@@ -220,6 +220,11 @@ def _type_str(ctx, x: Sharded, long: bool = False) -> str:
     return f"{dtype}[{','.join(dims)}]"
 
 
+def _global_aval(ctx, x: Sharded):
+    aval = core.get_aval(x.val)
+    return aval.update(shape=ctx.global_shape(aval.shape, x.spec)) if len(x.spec) else aval
+
+
 def _explicit(ctx, axes) -> tuple:
     return tuple(a for a in axes if a in ctx.explicit)
 
@@ -242,7 +247,8 @@ def _elementwise(ctx, prim, vals, params):
     used = [a for axes in target for a in axes]
     if len(set(used)) != len(used):
         if set(used) & ctx.explicit:
-            out = prim.abstract_eval(*[core.get_aval(x.val) for x in vals], **params)
+            # (the result's dtype, from the operands' global types: their local shapes may differ)
+            out = prim.abstract_eval(*[_global_aval(ctx, x) for x in vals], **params)
             shape = [max(g[d] for g in gshapes) for d in range(nd)]
             dims = [f"{n}@{_axis_name(t)}" if _explicit(ctx, t) else str(n) for n, t in zip(shape, target)]
             inputs = ", ".join(_type_str(ctx, x) for x in vals)

@@ -379,7 +379,7 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     mesh = _arg_mesh(args) or mesh_of_jaxpr(closed, running=False) or typed_one_device_mesh(args)
     if mesh is None or not mesh.explicit_axes:
         return {}
-    ctx = MeshContext(mesh)
+    ctx = MeshContext(mesh, checks="user")  # (JAX's type errors, raised as JAX's trace raises them)
     jaxpr = closed.jaxpr
     in_specs = [_spec_of(a, ctx, v.aval.ndim) for a, v in zip(args, jaxpr.in_binders)]
     env = recorded_layouts(ctx, jaxpr, closed.consts, in_specs)

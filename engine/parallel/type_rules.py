@@ -185,3 +185,48 @@ def _spread(axes: tuple, run: list, sizes: dict) -> list:
     if next(left, None) is not None:  # (JAX asserts this)
         raise _Untypable
     return out
+
+
+def broadcast_sharding(shapes: list, shardings: list) -> NamedSharding | None:
+    """JAX's ``lax.broadcast_shardings``: how ``jnp``'s broadcasts of operands of ``shapes`` laid
+    out as ``shardings`` (None: replicated) type their common result. The highest-rank operand's
+    layout when the others agree with its trailing dimensions; else, dimension by dimension, the
+    one split the operands of more than one element there name (ShardingTypeError if two differ).
+    None when no operand is laid out.
+
+    >>> S = jax.sharding
+    >>> mesh = S.AbstractMesh((2, 2), ("x", "y"), axis_types=(S.AxisType.Explicit,) * 2)
+    >>> split = [S.NamedSharding(mesh, S.PartitionSpec("x", None)), S.NamedSharding(mesh, S.PartitionSpec("y"))]
+    >>> broadcast_sharding([(4, 4), (4,)], split).spec
+    P('x', 'y')
+    """
+    named = [s for s in shardings if s is not None]
+    if not named:
+        return None
+    mesh = named[0].mesh
+    ndim = max(map(len, shapes))
+    # (each dimension's axes as a tuple: () where it is not split)
+    specs = [
+        tuple(s._normalized(len(n))) if s is not None else ((),) * len(n) for n, s in zip(shapes, shardings)
+    ]
+    top = max(range(len(shapes)), key=lambda i: len(shapes[i]))  # (the first of highest rank, as max's)
+    if ndim == 0 or all(specs[top][ndim - len(sp) :] == sp for sp in specs):
+        return shardings[top] or NamedSharding(mesh, PartitionSpec(*[None] * ndim))
+    padded = [
+        (((),) * (ndim - len(sp)) + sp, (1,) * (ndim - len(n)) + tuple(n)) for n, sp in zip(shapes, specs)
+    ]
+    result: list = []
+    for d in range(ndim):
+        ss = [sp[d] for sp, _ in padded]
+        wide = {s for s, (_, n) in zip(ss, padded) if s or n[d] != 1}
+        split = {s for s in ss if s}
+        if len(set(ss)) == 1 or len(wide) <= 1:
+            result.append(ss[0] if len(set(ss)) == 1 else next(iter(wide), ()))
+        elif len(split) > 1:
+            shown = ", ".join(str(tuple(_entry(a) for a in sp)) for sp, _ in padded)
+            raise ShardingTypeError(
+                f"broadcast_shardings got incompatible shardings for broadcasting: {shown}."
+            )
+        else:
+            result.append(split.pop())
+    return NamedSharding(mesh, PartitionSpec(*[_entry(a) for a in result]))
