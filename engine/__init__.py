@@ -85,8 +85,6 @@ from .parallel import (
     device_count,
     local_device_count,  # noqa: F401
     device_put,
-    device_put_replicated,
-    device_put_sharded,
     process_index,
     process_count,
 )
@@ -125,3 +123,17 @@ from .config import bool_env as _bool_env  # noqa: E402
 
 if _bool_env("JAX_ENABLE_X64", False):  # read once, at import, as JAX reads it
     config.update("jax_enable_x64", True)
+
+
+# Names JAX 0.10.2 removed, which raise its AttributeError (the engine's stay in engine.parallel).
+_REMOVED = {
+    name: f"jax.{name} is deprecated; use jax.device_put instead. See "
+    "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in replacement."
+    for name in ("device_put_replicated", "device_put_sharded")
+}
+
+
+def __getattr__(name):
+    if name in _REMOVED:
+        raise AttributeError(_REMOVED[name])
+    raise AttributeError(f"module 'jax' has no attribute '{name}'")

@@ -84,6 +84,8 @@ def _jax_getattr(name: str):
         configure_devices()
     if name in _overrides:
         return _overrides[name]
+    if name in engine._REMOVED:  # (JAX's words for a name it removed)
+        raise AttributeError(engine._REMOVED[name])
     try:
         value = getattr(engine, name)
     except AttributeError:

@@ -130,3 +130,21 @@ def test_list_indices_and_flat_in_jax_words():
     with pytest.raises(NotImplementedError, match=r"consider arr.flatten\(\) instead"):
         x.flat  # noqa: B018
     assert int(jnp.arange(5.0).searchsorted(2.5)) == 3
+
+
+def test_names_jax_removed_are_refused_as_jax_refuses_them():
+    from engine import compat
+
+    compat.install()
+    try:
+        import jax as user_jax  # (the names a user's `import jax` sees)
+
+        for name in ("device_put_replicated", "device_put_sharded"):
+            with pytest.raises(AttributeError, match=f"^jax.{name} is deprecated; use jax.device_put instead"):
+                getattr(user_jax, name)
+        assert not hasattr(user_jax.nn, "normalize")  # (jax.nn.standardize's old name)
+    finally:
+        compat.uninstall()
+    for fn in (jax.nn.softmax, jax.nn.log_softmax):  # (JAX 0.10.2 takes no `initial`)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'initial'"):
+            fn(jnp.ones(3), initial=0.0)

@@ -7,7 +7,7 @@ import pytest
 import engine as jax
 import engine.numpy as jnp
 from engine import lax, monitoring
-from engine.parallel import ShardedArray
+from engine.parallel import ShardedArray, device_put_replicated, device_put_sharded
 from conftest import numba_backend
 
 N = jax.device_count()
@@ -361,10 +361,10 @@ def test_results_stay_on_devices_and_feed_the_next_pmap():
 def test_device_resident_inputs_stay_on_devices_under_grad_and_vmap():
     x = rng.standard_normal((4, 3)).astype(np.float32)
     f = jax.pmap(lambda a, b: a * b, axis_name="i")
-    xs = jax.device_put_sharded(list(x), jax.devices()[:4])
+    xs = device_put_sharded(list(x), jax.devices()[:4])
     g = jax.grad(lambda w: jnp.sum(f(w, xs)))(jnp.ones((4, 3)))
     close(g, x)
-    ys = jax.device_put_sharded(list(x), jax.devices()[:4])
+    ys = device_put_sharded(list(x), jax.devices()[:4])
     v = jax.vmap(lambda c: f(ys, jnp.ones((4, 3)) * c))(jnp.arange(2.0))
     close(v, np.stack([0 * x, x]))
     assert xs._cache is None and ys._cache is None  # never read back to the host
@@ -389,9 +389,9 @@ def test_device_put_variants():
     a = jax.device_put(jnp.arange(3.0), devs[1])
     assert a.devices() == {devs[1]}
     close(a, [0.0, 1.0, 2.0])
-    r = jax.device_put_replicated(jnp.ones(2), devs[:3])
+    r = device_put_replicated(jnp.ones(2), devs[:3])
     assert r.shape == (3, 2) and sorted(d.id for d in r.devices()) == [0, 1, 2]
-    s = jax.device_put_sharded([jnp.zeros(2), jnp.ones(2)], devs[:2])
+    s = device_put_sharded([jnp.zeros(2), jnp.ones(2)], devs[:2])
     close(s, [[0.0, 0.0], [1.0, 1.0]])
     close(jax.pmap(lambda v: v + 1, devices=devs[:2])(s), [[1.0, 1.0], [2.0, 2.0]])
 

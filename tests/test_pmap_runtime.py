@@ -15,7 +15,7 @@ import pytest
 import engine as jax
 import engine.numpy as jnp
 from engine import core, lax, monitoring
-from engine.parallel import DeviceError, runtime
+from engine.parallel import DeviceError, device_put_sharded, runtime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -321,7 +321,7 @@ def test_reductions_of_program_inputs_read_every_copy_in_place():
     fillers = [jax.device_put(x[0], last)]
     while fillers[-1]._buffers[0].offset < mapped:  # fill the last device's memory up to there
         fillers.append(jax.device_put(x[0], last))
-    on_devices = jax.device_put_sharded(list(x), jax.devices()[:n])
+    on_devices = device_put_sharded(list(x), jax.devices()[:n])
     assert on_devices._buffers[-1].offset >= mapped
     events = []
     with monitoring.listen(lambda kind, data: events.append((kind, data))):

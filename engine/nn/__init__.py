@@ -266,7 +266,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     return out
 
 
-def softmax(x, axis=-1, where=None, initial=None):
+def softmax(x, axis=-1, where=None):
     """``exp(x) / sum(exp(x))`` along ``axis``, stably.
 
     >>> softmax(jnp.array([0.0, 0.0]))
@@ -303,7 +303,7 @@ def _softmax_jvp(axis, primals, tangents):
     return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
-def _eager_log_softmax(x, axis=-1, where=None, initial=None):
+def _eager_log_softmax(x, axis=-1, where=None):
     """``log_softmax(x, axis)`` of a concrete float32/float64 array (no ``where``), or None: the
     body's primitives' impls on its value, as its eager steps run them, without the dispatch of
     each (half of an eager call's time). ``jnp.max``'s ``lax.max(-inf, m)`` is ``m`` to the bit
@@ -311,7 +311,7 @@ def _eager_log_softmax(x, axis=-1, where=None, initial=None):
     from ..lax import elementwise as ew
     from ..lax import reductions as red
 
-    if where is not None or initial is not None or type(x) is not core.Array or type(axis) is not int:
+    if where is not None or type(x) is not core.Array or type(axis) is not int:
         return None
     v = x._value
     if v.dtype.char not in "fd" or not -v.ndim <= axis < v.ndim or v.shape[axis] == 0:
@@ -328,7 +328,7 @@ def _eager_log_softmax(x, axis=-1, where=None, initial=None):
 
 
 @staged_as_jit(static_argnames=("axis",), eager=_eager_log_softmax)
-def log_softmax(x, axis=-1, where=None, initial=None):
+def log_softmax(x, axis=-1, where=None):
     """``x - logsumexp(x)`` along ``axis``, stably."""
     (x,) = promote_args_inexact("log_softmax", x)
     axes = canonicalize_axes(axis, x.ndim)
@@ -360,7 +360,6 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
-normalize = standardize
 
 
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
