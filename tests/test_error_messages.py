@@ -140,7 +140,9 @@ def test_names_jax_removed_are_refused_as_jax_refuses_them():
         import jax as user_jax  # (the names a user's `import jax` sees)
 
         for name in ("device_put_replicated", "device_put_sharded"):
-            with pytest.raises(AttributeError, match=f"^jax.{name} is deprecated; use jax.device_put instead"):
+            with pytest.raises(
+                AttributeError, match=f"^jax.{name} is deprecated; use jax.device_put instead"
+            ):
                 getattr(user_jax, name)
         assert not hasattr(user_jax.nn, "normalize")  # (jax.nn.standardize's old name)
     finally:

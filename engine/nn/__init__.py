@@ -360,8 +360,6 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
-
-
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     """``x[..., None] == arange(num_classes)`` as ``dtype`` (default: JAX's default float);
     out-of-range values give all zeros. ``axis`` may name a mapped axis (``vmap``'s ``axis_name``):
