@@ -150,3 +150,17 @@ def test_names_jax_removed_are_refused_as_jax_refuses_them():
     for fn in (jax.nn.softmax, jax.nn.log_softmax):  # (JAX 0.10.2 takes no `initial`)
         with pytest.raises(TypeError, match="unexpected keyword argument 'initial'"):
             fn(jnp.ones(3), initial=0.0)
+
+
+def test_a_reductions_initial_is_cast_as_jax_casts_it():
+    # (JAX's convert_element_type of a constant: numpy's cast, which wraps; -inf to an int is its
+    # least value) and a Python int beyond the default int is refused as a jit argument
+    assert int(jnp.max(jnp.arange(3, dtype=jnp.int8), initial=1000)) == 2  # (1000 wraps to -24)
+    assert int(jnp.max(jnp.arange(3, dtype=jnp.uint8), initial=-1)) == 255
+    with np.errstate(invalid="ignore"):
+        assert int(jnp.max(jnp.arange(3), initial=-np.inf)) == 2
+        np.testing.assert_allclose(np.asarray(jax.nn.softmax(jnp.arange(-2, 3))).sum(), 1.0, rtol=1e-6)
+    with pytest.raises(
+        OverflowError, match="argument path is initial. Got <class 'int'> with value 1099511627776"
+    ):
+        jnp.max(jnp.arange(3), initial=2**40)

@@ -274,13 +274,12 @@ def softmax(x, axis=-1, where=None):
     """
     if config.values["jax_softmax_custom_jvp"]:
         return _softmax(x, axis, where, -np.inf)
-    (x,) = promote_args_inexact("softmax", x)
-    axes = canonicalize_axes(axis, x.ndim)
-    # JAX's _softmax_deprecated: masked entries are -inf before exp, and 0 in the result
-    x_max = jnp.max(x, axes, keepdims=True, where=where, initial=-np.inf)
+    # JAX's _softmax_deprecated: masked entries are -inf before exp, and 0 in the result (an
+    # integer x is promoted by exp, after its max: -inf is the int's least value there)
+    x_max = jnp.max(x, axis, keepdims=True, where=where, initial=-np.inf)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
     unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
-    result = unnormalized / jnp.sum(unnormalized, axes, where=where, keepdims=True)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
     return result if where is None else jnp.where(where, result, 0)
 
 

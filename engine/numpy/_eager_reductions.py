@@ -82,11 +82,11 @@ def _sum(v: np.ndarray, axis, keepdims) -> tuple[np.ndarray, int] | None:
 
 
 def extreme(name, a, axis, keepdims, initial) -> Array | None:
-    """``jnp.max`` or ``jnp.min`` (``name``) with no ``initial`` or a Python number's (the general
+    """``jnp.max`` or ``jnp.min`` (``name``) with no ``initial`` or a Python float's (the general
     path's ``lax.max(initial, result)``), or None (the general path)."""
     v = _operand(a)
-    if v is None or not (initial is None or type(initial) in (int, float)):
-        return None
+    if v is None or not (initial is None or (type(initial) is float and v.dtype.kind == "f")):
+        return None  # (an int's initial: parsed and cast as the general path does)
     axes = _axes(axis, v.ndim)
     if axes is None or any(
         v.shape[i] == 0 for i in axes

@@ -24,7 +24,7 @@ from ._promote import (
     promote_shapes,
     to_inexact_dtype,
 )
-from ._staged import jitted_inline, staged_as_jit
+from ._staged import _INT_RANGE, jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -74,7 +74,14 @@ def _initial(initial, dtype):
     ``dtype``, or a converted tracer."""
     if isinstance(initial, core.Tracer):
         return convert(initial, dtype)
-    return np.asarray(initial, dtype)
+    if type(initial) is int and not _INT_RANGE[0] <= initial <= _INT_RANGE[1]:  # (parsed by JAX's jit)
+        raise OverflowError(
+            "An overflow was encountered while parsing an argument to a jitted computation, whose "
+            f"argument path is initial. Got <class 'int'> with value {initial}"
+        )
+    # (converted as JAX's convert_element_type folds a constant: numpy's cast, wrapping; -inf
+    # to an int is its least value, with numpy's warning)
+    return np.asarray(initial).astype(dtype)
 
 
 def no_out(name: str, out, end: str = ".") -> None:
@@ -183,12 +190,7 @@ def _extreme(name, lax_fn, identity_fn):
         res = lax_fn(a, axes)
         if initial is not None:  # lax.max(initial, res), the scalar first, as JAX writes it
             combine = lax.max if name in ("max", "amax") else lax.min
-            init = (
-                convert(initial, res.dtype)
-                if isinstance(initial, core.Tracer)
-                else np.asarray(initial, res.dtype)
-            )
-            res = combine(init, res)
+            res = combine(_initial(initial, res.dtype), res)
         return _keep(res, axes, a.ndim, keepdims)
 
     f.__name__ = f.__qualname__ = name
