@@ -17,7 +17,7 @@ from .backends.rows import Special, lowerings
 from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .state.checks import arg_names
-from .custom_jvp_checks import check_jvp_rule_outputs
+from .custom_jvp_checks import check_jvp_rule_outputs, rule_pair
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 from . import symbolic_zeros as sz
 from .custom_rule_closures import captured_tracers, cells_holding
@@ -286,9 +286,10 @@ class custom_jvp(_Wrapping):
             try:
                 with cells_holding(cells, now):
                     if nd:
-                        out, tout = user_jvp(*[static[i] for i in nd], tuple(dyn_primals), tuple(tangents))
+                        result = user_jvp(*[static[i] for i in nd], tuple(dyn_primals), tuple(tangents))
                     else:
-                        out, tout = user_jvp(tuple(dyn_primals), tuple(tangents))
+                        result = user_jvp(tuple(dyn_primals), tuple(tangents))
+                    out, tout = rule_pair(user_jvp, self.__name__, result)
             finally:
                 _in_rule.discard(self)
             check_jvp_rule_outputs(user_jvp, self.__name__, out, tout)
@@ -308,9 +309,10 @@ class custom_jvp(_Wrapping):
         _in_rule.add(self)
         try:
             if nd:
-                out, tout = self.jvp(*[args[i] for i in nd], tuple(primals), tuple(tangents))
+                result = self.jvp(*[args[i] for i in nd], tuple(primals), tuple(tangents))
             else:
-                out, tout = self.jvp(tuple(primals), tuple(tangents))
+                result = self.jvp(tuple(primals), tuple(tangents))
+            out, tout = rule_pair(self.jvp, self.__name__, result)
         finally:
             _in_rule.discard(self)
         check_jvp_rule_outputs(self.jvp, self.__name__, out, tout)

@@ -20,6 +20,16 @@ def _tangent_type(t: Any) -> Any:
     return aval if isinstance(aval, core.ShapedArray) and not core.is_array_like(t) else core.get_aval(t)
 
 
+def rule_pair(rule: Callable, primal_name: str, result: Any) -> tuple:
+    """What ``rule`` returned as its ``(primal_out, tangent_out)`` pair, else JAX's TypeError."""
+    if not isinstance(result, (list, tuple)) or len(result) != 2:
+        raise TypeError(
+            f"Custom JVP rule {fun_name(rule)} for function {primal_name} must produce a pair (list or "
+            f"tuple of length two) representing primal and tangent outputs, but got {result}."
+        )
+    return tuple(result)
+
+
 def check_jvp_rule_outputs(rule: Callable, primal_name: str, out: Any, tout: Any) -> None:
     """Raise JAX's TypeError when ``(out, tout)``, what ``rule`` returned, disagree."""
     outs, out_tree = tree_flatten(out, is_leaf=lambda x: x is None)

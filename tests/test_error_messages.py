@@ -164,3 +164,22 @@ def test_a_reductions_initial_is_cast_as_jax_casts_it():
         OverflowError, match="argument path is initial. Got <class 'int'> with value 1099511627776"
     ):
         jnp.max(jnp.arange(3), initial=2**40)
+
+
+def test_jnp_array_refuses_none_and_objects_as_jax():
+    for value in ([None], [1, None], [[1.0], [None]]):  # (not a NaN: JAX refuses them)
+        with pytest.raises(ValueError, match="^None is not a valid value for jnp.array$"):
+            jnp.array(value)
+    with pytest.raises(TypeError, match="with dtype object is not a valid JAX array type"):
+        jnp.asarray([object()])
+
+
+def test_a_custom_jvp_rule_returns_a_pair():
+    f = jax.custom_jvp(lambda v: v)
+    f.defjvp(lambda p, t: (p[0], t[0], 1))
+    with pytest.raises(
+        TypeError, match=r"must produce a pair \(list or tuple of length two\) .* but got \(1.0, 1.0, 1\)"
+    ):
+        jax.jvp(f, (1.0,), (1.0,))
+    with pytest.raises(TypeError, match="must produce a pair"):
+        jax.grad(f)(1.0)

@@ -52,6 +52,14 @@ def _not_numeric(x) -> TypeError:
     )
 
 
+def _numeric(x) -> bool:
+    try:
+        dtype_and_weak(x)
+    except TypeError:
+        return False
+    return True
+
+
 def array(
     object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, device=None, out_sharding=None
 ):
@@ -108,15 +116,20 @@ def _array(object, dtype, copy, order, ndmin):
         return staged(object)  # (JAX's lax.stage: the trace's constant for this numpy array, no copy)
     if isinstance(object, (list, tuple)):
         leaves = _leaves(object, [])
+        if any(x is None for x in leaves):
+            raise ValueError("None is not a valid value for jnp.array")
         for x in leaves:
             if isinstance(x, (str, bytes)):
                 raise _not_numeric(x)
         if dtype is None:
-            dtype = (
-                promote_types_weak(dtype_and_weak(x) for x in leaves)[0]
-                if leaves
-                else core.default_dtype(float)
-            )
+            try:
+                dtype = (
+                    promote_types_weak(dtype_and_weak(x) for x in leaves)[0]
+                    if leaves
+                    else core.default_dtype(float)
+                )
+            except TypeError:  # (a leaf of no numeric type: an object)
+                raise _not_numeric(next(x for x in leaves if not _numeric(x))) from None
         if any(isinstance(x, Tracer) for x in leaves):
             out = _concatenate_rows(object, dtype) if object else None
         else:
