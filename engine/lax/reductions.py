@@ -69,7 +69,9 @@ def accumulating(np_fn):
 
 
 reduce_sum_p = Primitive("reduce_sum")
-_accurate_sum = accumulating(np.sum)
+# (the ufuncs' methods, not np.sum and the like: numpy's wrappers would be named as an overflow
+# warning's source, past float_warnings' filter, where XLA computes the same inf silently)
+_accurate_sum = accumulating(np.add.reduce)
 
 
 @reduce_sum_p.def_impl
@@ -159,13 +161,13 @@ def _reduce_identity_impl(np_fn, largest: bool):
 
 
 reduce_max_p = Primitive("reduce_max")
-reduce_max_p.def_impl(_reduce_identity_impl(np.max, largest=False))
+reduce_max_p.def_impl(_reduce_identity_impl(np.maximum.reduce, largest=False))
 reduce_max_p.def_abstract_eval(_reduce_abstract)
 ad.jvp_rules[reduce_max_p] = _reduce_chooser_jvp(reduce_max_p)
 batching.batch_rules[reduce_max_p] = _reduce_batch(reduce_max_p)
 
 reduce_min_p = Primitive("reduce_min")
-reduce_min_p.def_impl(_reduce_identity_impl(np.min, largest=True))
+reduce_min_p.def_impl(_reduce_identity_impl(np.minimum.reduce, largest=True))
 reduce_min_p.def_abstract_eval(_reduce_abstract)
 ad.jvp_rules[reduce_min_p] = _reduce_chooser_jvp(reduce_min_p)
 batching.batch_rules[reduce_min_p] = _reduce_batch(reduce_min_p)
@@ -197,7 +199,7 @@ def _jvp_of(fn, primals, tangents):
 # --- reduce_prod -------------------------------------------------------------------------------
 
 reduce_prod_p = Primitive("reduce_prod")
-_accurate_prod = accumulating(np.prod)
+_accurate_prod = accumulating(np.multiply.reduce)
 
 
 @reduce_prod_p.def_impl
@@ -379,7 +381,7 @@ def _cumulative_impl(np_fn):
 _SCAN_BLOCK = 16
 # The float32 scans whose rounding depends on their order: numpy's function -> (XLA's combine,
 # the reduce-window's init value, which also pads the last block); cumlogsumexp's added below.
-_XLA_SCANS = {np.cumsum: (np.add, 0.0), np.cumprod: (np.multiply, 1.0)}
+_XLA_SCANS = {np.add.accumulate: (np.add, 0.0), np.multiply.accumulate: (np.multiply, 1.0)}
 
 
 def xla_cumsum(x: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
@@ -479,8 +481,8 @@ def _cumulative(name, np_fn, combine_name):
     return p
 
 
-cumsum_p = _cumulative("cumsum", np.cumsum, None)
-cumprod_p = _cumulative("cumprod", np.cumprod, "mul")
+cumsum_p = _cumulative("cumsum", np.add.accumulate, None)
+cumprod_p = _cumulative("cumprod", np.multiply.accumulate, "mul")
 cummax_p = _cumulative("cummax", np.maximum.accumulate, "max")
 cummin_p = _cumulative("cummin", np.minimum.accumulate, "min")
 

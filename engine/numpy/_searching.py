@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import core, lax
+from .. import core, dims, lax
 from ..constant_staging import staged
 from ..core import Array, Tracer
 from ..lax.sorting import sort_less
@@ -29,7 +29,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
-    ax = canonicalize_axis(axis, a.ndim)
+    ax = dims.canonicalize_axis(axis, a.ndim)  # (a 0-d array has no axis to sort, as JAX says)
     out = lax.sort(a, dimension=ax, is_stable=stable)
     return lax.rev(out, (ax,)) if descending else out
 
@@ -60,7 +60,7 @@ def argsort(
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
-    ax = canonicalize_axis(axis, a.ndim)
+    ax = dims.canonicalize_axis(axis, a.ndim)
     iota = lax.broadcasted_iota(
         core.default_dtype(int) if dtype is None else dtype, a.shape, ax, out_sharding=type_sharding(a)
     )
