@@ -743,17 +743,7 @@ def make_jaxpr(
                 env.enter_context(extend_axis_env(name, size))
             names = functools.partial(arg_names, fun, args, kwargs, static_argnums)  # (JAX's: for jit)
             closed = trace_to_jaxpr(flat, [abstractify(x) for x in leaves], on_mesh, (fun, "jit", names))
-        types = None
-        if on_mesh is not None or "engine.parallel.partition" in sys.modules:  # JAX shows shardings in types
-            from .parallel.partition import annotate_types
-
-            types = annotate_types(closed, leaves)
-        dropped = ir.drop_unused_binders(closed.jaxpr)
-        if types:
-            for old, new in zip(closed.jaxpr.eqns, dropped.eqns):  # (an unread result: typed as it was)
-                types.update((b, types[a]) for a, b in zip(old.out_binders, new.out_binders) if a in types)
-            ir.sharded_types[dropped] = types
-        closed = ir.ClosedJaxpr(dropped, closed.consts)
+        closed = as_shown(closed, leaves, on_mesh is not None)
         if return_shape:
             out_tree, out_leaves = out_store[0]
             from .tree_util import tree_unflatten as unf
@@ -763,6 +753,23 @@ def make_jaxpr(
         return closed
 
     return make_jaxpr_f
+
+
+def as_shown(closed: ir.ClosedJaxpr, leaves: Sequence[Any], on_mesh: bool) -> ir.ClosedJaxpr:
+    """``closed``, traced for display from arguments ``leaves``, as ``make_jaxpr`` prints it:
+    results nothing reads bound to ``_`` and, on a mesh with explicit axes, each variable typed
+    with its sharding (JAX's types show them). The page's IR stages are shown so too."""
+    types = None
+    if on_mesh or "engine.parallel.partition" in sys.modules:
+        from .parallel.partition import annotate_types
+
+        types = annotate_types(closed, leaves)
+    dropped = ir.drop_unused_binders(closed.jaxpr)
+    if types:
+        for old, new in zip(closed.jaxpr.eqns, dropped.eqns):  # (an unread result: typed as it was)
+            types.update((b, types[a]) for a, b in zip(old.out_binders, new.out_binders) if a in types)
+        ir.sharded_types[dropped] = types
+    return ir.ClosedJaxpr(dropped, closed.consts)
 
 
 def abstractify(x: Value) -> core.ShapedArray:

@@ -95,3 +95,26 @@ def test_jit_of_a_named_sharding_input_records_the_mesh_and_each_devices_block()
     # The row sums need the two halves of each row: a psum over 'y' between the pairs.
     (psum,) = [c for c in info.collectives if c.primitive == "psum"]
     assert psum.axis_name == "y" and psum.groups == [[0, 1], [2, 3], [4, 5], [6, 7]]
+
+
+def test_ir_stages_on_an_explicit_mesh_are_typed_as_make_jaxpr_prints_them():
+    # the page's IR of a jit whose arguments are split over Explicit axes: the text is
+    # make_jaxpr's (f32[8@x,4] ...), and the graph's variables carry the same types
+    r = script_report("""\
+        emesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
+        with jax.set_mesh(emesh):
+            a = jax.device_put(x, P('x', None))
+            b = jax.device_put(jnp.arange(4.0), P('y'))
+            f = jax.jit(lambda a, b: jnp.where(a > 3, b, 0.0).sum(axis=0))
+            out = f(a, b)
+            print(jax.make_jaxpr(f)(a, b))
+        """)
+    (call,) = [c for c in r.calls if c.label.startswith("jit")]
+    text = call.stages[-1].text
+    assert text in r.stdout  # (the stage's text is what make_jaxpr printed)
+    assert text.startswith("{ lambda ; a:f32[8@x,4] b:f32[4@y]. let")
+    graph = call.stages[-1].graph
+    typed = {v.id: v.type for v in graph.vars.values()}
+    assert typed["a"] == "f32[8@x,4]" and typed["b"] == "f32[4@y]"
+    inner = graph.nodes[0].subgraphs[0]
+    assert any(v.type == "f32[8@x,4@y]" for v in inner.vars.values())  # (where's broadcast result)

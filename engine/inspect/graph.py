@@ -76,19 +76,29 @@ def _param_text(v) -> str:
 
 
 def jaxpr_graph(
-    jaxpr: Jaxpr, name: str, prefix: str = "", budget: list[int] | None = None, names: dict | None = None
+    jaxpr: Jaxpr,
+    name: str,
+    prefix: str = "",
+    budget: list[int] | None = None,
+    names: dict | None = None,
+    types: dict | None = None,
 ) -> IRGraph:
     """The graph of ``jaxpr``; node ids are ``n0, n1, ...``, nested ones ``n3/n0`` (``n3/1/n0`` in
     the second of several sub-jaxprs), unique in the graph."""
     budget = [NODE_CAP] if budget is None else budget
     names = ir.printed_names(jaxpr) if names is None else names  # the text's names, so ids match it
+    types = ir.sharded_types.get(jaxpr, {}) if types is None else types  # (the top's covers bodies)
     g = IRGraph(name=name)
 
     def var(v) -> str:
         n = "_" if type(v) is ir.DropVar else names.get(v) or f"?{v.count}"
         if n not in g.vars:
             g.vars[n] = IRVar(
-                id=n, shape=list(v.aval.shape), dtype=_dtype_name(v.aval.dtype), weak_type=v.aval.weak_type
+                id=n,
+                shape=list(v.aval.shape),
+                dtype=_dtype_name(v.aval.dtype),
+                weak_type=v.aval.weak_type,
+                type=types.get(v, ""),
             )
         return n
 
@@ -117,7 +127,9 @@ def jaxpr_graph(
         # One sub-jaxpr (jit, scan, custom_jvp): "n3/n0", the path the kernel map names too. Several
         # (a while's cond and body, a cond's branches) are told apart by position: "n3/1/n0".
         node.subgraphs = [
-            jaxpr_graph(sub, key, f"{node_id}/" if len(subs) == 1 else f"{node_id}/{k}/", budget, names)
+            jaxpr_graph(
+                sub, key, f"{node_id}/" if len(subs) == 1 else f"{node_id}/{k}/", budget, names, types
+            )
             for k, (key, sub) in enumerate(subs)
         ]
         g.nodes.append(node)

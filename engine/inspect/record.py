@@ -28,6 +28,8 @@ from engine import core
 from engine.core import Array, Tracer
 from engine.ir import ClosedJaxpr, Jaxpr
 from engine.backends.rows import explained
+from engine.jit import as_shown
+from engine.jit_primitive import mesh_shardings
 from engine.jit_runtime import not_compiled
 from engine.staging import staging_for_display, trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten
@@ -119,6 +121,14 @@ class ArgSpec:
             self.statics.append(None if dyn else leaf)
             if dyn:
                 self.avals.append(core.get_aval(leaf))
+        # (the arguments on a mesh, by dynamic position: the stages are typed with their shardings)
+        dynamic = [x for x, d in zip(leaves, self.dynamic) if d]
+        self.shardings = mesh_shardings(dynamic)
+        self.on_mesh = (
+            None
+            if self.shardings is None
+            else [x if s is not None else None for x, s in zip(dynamic, self.shardings)]
+        )
 
     @staticmethod
     def _traced(leaf, python_scalars_static) -> bool:
@@ -159,7 +169,8 @@ class ArgSpec:
 
 def stage_jaxpr(fun: Callable, spec: ArgSpec) -> ClosedJaxpr:
     with staging_for_display():  # (shown, as make_jaxpr shows it)
-        return trace_to_jaxpr(spec.flat_fun(fun, []), list(spec.avals))
+        closed = trace_to_jaxpr(spec.flat_fun(fun, []), list(spec.avals), spec.shardings)
+    return as_shown(closed, spec.on_mesh or [None] * len(spec.avals), spec.on_mesh is not None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -145,6 +145,11 @@ class IRVar(BaseModel):
     shape: list[int]
     dtype: str
     weak_type: bool = False
+    type: str = Field(
+        "",
+        description="The type as the text prints it when it shows more than shape "
+        "and dtype: on a mesh with explicit axes, its sharding (f32[8@x,4]).",
+    )
 
 
 class IRAtom(BaseModel):

@@ -183,6 +183,11 @@ export interface components {
             dtype: string;
             id: string;
             shape: number[];
+            /**
+             * @description The type as the text prints it when it shows more than shape and dtype: on a mesh with explicit axes, its sharding (f32[8@x,4]).
+             * @default
+             */
+            type: string;
             /** @default false */
             weak_type: boolean;
         };

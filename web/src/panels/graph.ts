@@ -267,7 +267,7 @@ export class GraphView {
     const producer = new Map<string, string>();
     const varType = (v: string) => {
       const x = g.vars[v];
-      return x ? typeStr(x.dtype, x.shape) : "";
+      return x ? x.type || typeStr(x.dtype, x.shape) : "";
     };
     const box = (id: string, m: Meta, extra: Partial<ElkNode> = {}): ElkNode => {
       this.meta.set(id, m);
