@@ -148,12 +148,23 @@ def context_sharding(ndim: int) -> NamedSharding | None:
 def typed_layout(x) -> NamedSharding | None:
     """The sharding the type of ``x``, a value being staged, names on a context mesh with explicit
     axes (JAX's ``x.aval.sharding``, which ``full_like`` lays its result out by); else None."""
+    s = staged_layout(x)
+    return s if s is not None and any(s.spec) else None
+
+
+def staged_layout(x) -> NamedSharding | None:
+    """The layout of ``x``, a value being staged, on a context mesh with explicit axes (replicated
+    included): a differentiated value's is its primal's, as JAX's types say. None when no such
+    mesh is in context, or the trace cannot tell."""
     if not get_abstract_mesh().explicit_axes:
         return None
     from .parallel.reshard import traced_sharding
 
-    s = traced_sharding(x)
-    return s if s is not None and any(s.spec) else None
+    from .ad import JVPTracer
+
+    while isinstance(x, JVPTracer):
+        x = x.primal
+    return traced_sharding(x)
 
 
 def typeof(x):
@@ -246,7 +257,9 @@ def type_sharding(x) -> NamedSharding | None:
         return None
     from .sharding import get_mesh
 
-    s = getattr(typeof(x), "sharding", None)
+    from .core import Tracer
+
+    s = staged_layout(x) if isinstance(x, Tracer) else getattr(typeof(x), "sharding", None)
     spec = s.spec if isinstance(s, NamedSharding) else PartitionSpec(*[None] * len(x.shape))
     devices = get_mesh()  # (the partitioner lays a result out over the devices)
     return NamedSharding(

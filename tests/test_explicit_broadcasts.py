@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import engine as jax
+import engine.numpy as jnp
 import engine.scipy.special  # noqa: F401  (jax.scipy, as the programs use it)
 from engine.parallel.partition import ShardingTypeError
 from engine.parallel.type_rules import broadcast_sharding
@@ -39,7 +40,7 @@ def test_broadcasts_and_vmap_print_as_jax_types_them():
             assert shown(jax, f, args) == want[name], name
             if want[name].startswith("{"):  # (what runs is laid out as typed, with numpy's values)
                 out = jax.jit(f)(*args)
-                plain = jax.tree.map(np.asarray, f(*[np.asarray(a) for a in args]))
+                plain = jax.tree.map(np.asarray, f(*[jnp.asarray(np.asarray(a)) for a in args]))
                 for got, ref in zip(jax.tree.leaves(out), jax.tree.leaves(plain)):
                     np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-6)
                     assert str(jax.typeof(got)).lstrip("~") in want[name].replace("f32", "float32"), name

@@ -568,6 +568,19 @@ def _split_like(y, x, slice_axes):
     return reshard(y, NamedSharding(sharding.mesh, want)) if any(want) else y
 
 
+def _slice_layout(x, slice_axes):
+    """A traced ``x``'s layout on an explicit mesh taken to the slice ``x[idx]`` (a dimension of
+    ``x`` kept is split as in ``x``, another is not), else None."""
+    from ..sharded_types import type_sharding
+    from ..sharding import PartitionSpec
+
+    typed = type_sharding(x) if isinstance(x, Tracer) else None
+    if typed is None:
+        return None
+    spec = list(typed.spec) + [None] * (x.ndim - len(typed.spec))
+    return typed.with_spec(PartitionSpec(*[None if a is None else spec[a] for a in slice_axes]))
+
+
 def _fits(value: int, dtype) -> bool:
     from ..narrow_dtypes import iinfo
 
@@ -618,7 +631,9 @@ def scatter_update(
     # after the indices, as JAX: both promoted together, the result converted back to x's type
     dtype, weak = x.dtype, x.weak_type
     x, y = promote_dtypes(x, y)
-    y = broadcast_to_shape(y, g.slice_shape)  # (its errors are JAX's for an update that does not fit)
+    # (its errors are JAX's for an update that does not fit; traced on an explicit mesh, the update
+    # is typed as the dimensions it is a slice of, as JAX's broadcast_to(out_sharding=slice_sharding))
+    y = broadcast_to_shape(y, g.slice_shape, _slice_layout(x, g.slice_axes))
     if on_mesh:  # (as JAX: the update is split as the dimensions it is a slice of)
         y = _split_like(y, x, g.slice_axes)
     if g.newaxis_dims:

@@ -234,10 +234,10 @@ def _laid_out_as(x, sharding) -> bool:
     """Whether the type of ``x`` names ``sharding`` already (JAX's broadcast_to keeps it as it is).
     A value whose layout the trace cannot tell (one a JVP or vmap wraps) is taken as laid out so:
     the partitioner lays an operand split over no axis out as its operation needs."""
-    from ..sharded_types import typed_layout
+    from ..sharded_types import staged_layout
 
-    s = typed_layout(x) if isinstance(x, Tracer) else None
-    return s is None or s == sharding
+    s = staged_layout(x) if isinstance(x, Tracer) else None
+    return s is None or s._normalized(8) == sharding._normalized(8)
 
 
 def _broadcast_layout(args, shapes):

@@ -53,6 +53,10 @@ def programs(jax):
         "nan_to_num": (lambda x: jnp.nan_to_num(x), (a,)),
         "take_along_argsort": (lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1), (a,)),
         "one_hot": (lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 4), (a,)),
+        # an indexed update is typed as the dimensions it is a slice of
+        "at_set_column": (lambda x: x.at[:, 0].set(1.0), (a,)),
+        "at_set_column_vector": (lambda x: x.at[:, 0].set(jnp.arange(4.0)), (a,)),
+        "at_add_block": (lambda x: x.at[1:3].add(1.0), (a,)),
     }
 
 
