@@ -447,12 +447,14 @@ _ERFC64_U = (
 
 @nb.njit(**_K)
 def _apply64(which, x, out):
-    for i in range(x.size):
-        if which == 0:
+    if which == 0:  # (the choice outside the loops, as _apply's)
+        for i in range(x.size):
             out[i] = exp_f64(x[i])
-        elif which == 1:
+    elif which == 1:
+        for i in range(x.size):
             out[i] = erfc_f64(x[i])
-        else:
+    else:
+        for i in range(x.size):
             out[i] = cosh_f64(x[i])
 
 
@@ -565,42 +567,59 @@ ARRAY_KERNELS = (
 
 @nb.njit(**_K)
 def _apply(which, x, out):
-    for i in range(x.size):
-        v = x[i]
-        if which == 0:
-            out[i] = exp_f32(v)
-        elif which == 1:
-            out[i] = exp2_f32(v)
-        elif which == 2:
-            out[i] = log_f32(v)
-        elif which == 3:
-            out[i] = tanh_f32(v)
-        elif which == 4:
-            out[i] = expm1_f32(v)
-        elif which == 5:
-            out[i] = log1p_f32(v)
-        elif which == 6:
-            out[i] = logistic_f32(v)
-        elif which == 7:
-            out[i] = sinh_f32(v)
-        elif which == 8:
-            out[i] = cosh_f32(v)
-        elif which == 9:
-            out[i] = asinh_f32(v)
-        elif which == 10:
-            out[i] = acosh_f32(v)
-        elif which == 11:
-            out[i] = atanh_f32(v)
-        elif which == 12:
-            out[i] = erf_f32(v)
-        elif which == 13:
-            out[i] = erf_inv_f32(v)
-        elif which == 14:
-            out[i] = lgamma_f32(v)
-        elif which == 15:
-            out[i] = digamma_f32(v)
-        else:
-            out[i] = erfc_f32(v)
+    # (one loop per function, the choice made once outside them: a loop that branches on `which`
+    # in its body is not vectorized, and ran 5-8x slower)
+    if which == 0:
+        for i in range(x.size):
+            out[i] = exp_f32(x[i])
+    elif which == 1:
+        for i in range(x.size):
+            out[i] = exp2_f32(x[i])
+    elif which == 2:
+        for i in range(x.size):
+            out[i] = log_f32(x[i])
+    elif which == 3:
+        for i in range(x.size):
+            out[i] = tanh_f32(x[i])
+    elif which == 4:
+        for i in range(x.size):
+            out[i] = expm1_f32(x[i])
+    elif which == 5:
+        for i in range(x.size):
+            out[i] = log1p_f32(x[i])
+    elif which == 6:
+        for i in range(x.size):
+            out[i] = logistic_f32(x[i])
+    elif which == 7:
+        for i in range(x.size):
+            out[i] = sinh_f32(x[i])
+    elif which == 8:
+        for i in range(x.size):
+            out[i] = cosh_f32(x[i])
+    elif which == 9:
+        for i in range(x.size):
+            out[i] = asinh_f32(x[i])
+    elif which == 10:
+        for i in range(x.size):
+            out[i] = acosh_f32(x[i])
+    elif which == 11:
+        for i in range(x.size):
+            out[i] = atanh_f32(x[i])
+    elif which == 12:
+        for i in range(x.size):
+            out[i] = erf_f32(x[i])
+    elif which == 13:
+        for i in range(x.size):
+            out[i] = erf_inv_f32(x[i])
+    elif which == 14:
+        for i in range(x.size):
+            out[i] = lgamma_f32(x[i])
+    elif which == 15:
+        for i in range(x.size):
+            out[i] = digamma_f32(x[i])
+    else:
+        for i in range(x.size):
+            out[i] = erfc_f32(x[i])
 
 
 def apply(name: str, x: np.ndarray) -> np.ndarray:

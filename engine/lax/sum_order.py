@@ -252,7 +252,12 @@ def sum_f32(
         if x.ndim == 1:
             return _sum_1d(x)
         if len(reduced) == 1 and x.ndim - 1 in reduced and x.shape[-1] <= WINDOW:
-            return (np.add.accumulate(x, axis=-1)[..., -1] + f32(0)).reshape(out_shape)
+            # (in order along the row: numpy reduces an outer axis of a contiguous array one row
+            # at a time, the running sums accumulate's last column holds, in a third of its time)
+            rows = np.ascontiguousarray(x.transpose((x.ndim - 1, *range(x.ndim - 1))))
+            out = np.add.reduce(rows, axis=0)
+            out += 0.0  # (a sum of -0s is +0: XLA's starts from +0)
+            return out
         rows, cols = x.shape[-2:] if x.ndim == 2 else (0, 0)
         vectorized = _lanes(rows, cols) and body != "scalar"
         if len(reduced) == 2 and 1 < rows <= WINDOW and 1 < cols <= WINDOW and not vectorized:

@@ -35,6 +35,8 @@ def _operand(a) -> np.ndarray | None:
 def _axes(axis, ndim: int) -> tuple | None:
     """``canonicalize_axes``' axes, or None where lax's check of them refuses them (a 0-d array's
     axis 0, which jnp lets through; repeated axes): the general path raises there."""
+    if type(axis) is int and -ndim <= axis < ndim:  # (the common case, without the general checks)
+        return (axis % ndim,)
     axes = canonicalize_axes(axis, ndim)
     if len(set(axes)) != len(axes) or any(not 0 <= a < ndim for a in axes):
         return None
