@@ -112,6 +112,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None) -> A
     if summed is None:
         return None
     total, n = summed
+    if n:  # (1/n and a sum times it raise no floating-point flag: no errstate, ~1.5 us)
+        return Array(np.multiply(np.asarray(total), np.true_divide(v.dtype.type(1), v.dtype.type(n))), False)
     with np.errstate(all="ignore"):  # (div's and mul's impls for float32/float64: IEEE's)
         one_over_n = np.true_divide(v.dtype.type(1), v.dtype.type(n))
         return Array(np.multiply(np.asarray(total), one_over_n), False)
