@@ -19,6 +19,8 @@ Example:
 
 from __future__ import annotations
 
+from .canonical_dtypes import to_dtype, user_dtype
+
 import warnings
 from typing import Sequence
 
@@ -384,7 +386,7 @@ def _check_shape(name: str, shape, *param_shapes) -> None:
 
 
 def _float_dtype(dtype, name: str):
-    dtype = core.default_dtype(float) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(float) if dtype is None else user_dtype(to_dtype(dtype))
     if dtype_kind(dtype) != "f":
         raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype
@@ -417,12 +419,10 @@ def bits(key, shape: Sequence[int] = (), dtype=None):
       dtype('uint32')
     """
     typed, _ = _check_prng_key("bits", key)
-    dtype = (
-        core.canonical_dtype(np.uint64) if dtype is None else narrow_dtypes.to_dtype(dtype)
-    )  # (uint32 without x64)
+    # (uint32 without x64; one asked for as 64-bit is truncated with JAX's warning)
+    dtype = core.canonical_dtype(np.uint64) if dtype is None else user_dtype(to_dtype(dtype))
     if dtype_kind(dtype) != "u":
         raise TypeError(f"bits requires an unsigned integer dtype, got {dtype}")
-    dtype = core.canonical_dtype(dtype)
     return _random_bits(typed, dtype.itemsize * 8, _canon_shape(shape))
 
 
@@ -475,7 +475,7 @@ def normal(key, shape: Sequence[int] = (), dtype=None):
       (3,)
     """
     typed, _ = _check_prng_key("normal", key)
-    dtype = core.default_dtype(float) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(float) if dtype is None else user_dtype(to_dtype(dtype))
     if dtype_kind(dtype) not in ("f", "c"):
         raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, got {dtype}")
     return _normal(typed, shape=_canon_shape(shape), dtype=dtype)
@@ -524,7 +524,7 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None):
     from . import numpy as jnp
 
     typed, _ = _check_prng_key("randint", key)
-    dtype = core.default_dtype(int) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(int) if dtype is None else user_dtype(to_dtype(dtype))
     if dtype_kind(dtype) not in "iu":
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     shape = _canon_shape(shape)

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from .canonical_dtypes import to_dtype, user_dtype
+
 from typing import Sequence
 
 import numpy as np
@@ -41,7 +43,7 @@ def poisson(key, lam, shape: Sequence[int] | None = None, dtype=None):
     """Poisson(``lam``) counts (int32 by default); ``shape`` defaults to ``lam``'s shape."""
     jnp = _jnp()
     typed, _ = _check_prng_key("poisson", key)
-    dtype = core.default_dtype(int) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(int) if dtype is None else user_dtype(to_dtype(dtype))
     if typed.dtype != rk.key_dtype:
         raise NotImplementedError(
             f"`poisson` is only implemented for the threefry2x32 RNG, not {typed.dtype}"
@@ -222,7 +224,7 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
 def binomial(key, n, p, shape: Sequence[int] | None = None, dtype=None):
     """Binomial(``n``, ``p``) counts, as floats (float32 by default)."""
     typed, _ = _check_prng_key("binomial", key)
-    dtype = core.default_dtype(float) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(float) if dtype is None else user_dtype(to_dtype(dtype))
     if dtype.kind != "f":
         raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {dtype}")
     return _binomial(typed, n, p, None if shape is None else _canon_shape(shape), dtype)

@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+from .canonical_dtypes import to_dtype, user_dtype
+
 from typing import Sequence
 
 import numpy as np
@@ -116,7 +118,7 @@ def _pareto(key, b, shape, dtype):
 def rademacher(key, shape: Sequence[int] = (), dtype=None):
     """-1 or 1 with equal probability (integers by default)."""
     typed, _ = _check_prng_key("rademacher", key)
-    dtype = core.default_dtype(int) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(int) if dtype is None else user_dtype(to_dtype(dtype))
     return _rademacher(typed, shape=_canon_shape(shape), dtype=dtype)
 
 
@@ -213,7 +215,7 @@ def _wald(key, mean, shape, dtype):
 def geometric(key, p, shape: Sequence[int] | None = None, dtype=None):
     """The number of Bernoulli(``p``) trials up to the first success (integers by default)."""
     typed, _ = _check_prng_key("geometric", key)
-    dtype = core.default_dtype(int) if dtype is None else core.canonical_dtype(dtype)
+    dtype = core.default_dtype(int) if dtype is None else user_dtype(to_dtype(dtype))
     if dtype.kind not in "iu":
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
     return _geometric(typed, p, shape=_param_shape("geometric", shape, p), dtype=dtype)
@@ -276,7 +278,7 @@ def multivariate_normal(
     mean, cov = promote_dtypes_inexact(mean, cov)
     if method not in {"svd", "eigh", "cholesky"}:
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-    dtype = mean.dtype if dtype is None else core.canonical_dtype(dtype)
+    dtype = mean.dtype if dtype is None else user_dtype(to_dtype(dtype))
     if dtype.kind != "f":
         raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {dtype}")
     shape = None if shape is None else _canon_shape(shape)

@@ -183,3 +183,23 @@ def test_a_custom_jvp_rule_returns_a_pair():
         jax.jvp(f, (1.0,), (1.0,))
     with pytest.raises(TypeError, match="must produce a pair"):
         jax.grad(f)(1.0)
+
+
+def test_a_64_bit_dtype_asked_for_without_x64_is_truncated_with_jax_warning():
+    import warnings
+
+    key = jax.random.key(0)
+    cases = [
+        (lambda: jax.random.normal(key, (2,), dtype=jnp.float64), "float64 is not available"),
+        (lambda: jax.random.uniform(key, (2,), dtype=jnp.float64), "float64 is not available"),
+        (lambda: jax.random.randint(key, (2,), 0, 5, dtype=jnp.int64), "int64 is not available"),
+        (lambda: jax.random.bits(key, (2,), dtype=jnp.uint64), "uint64 is not available"),
+        (lambda: jnp.sum(jnp.ones(2), dtype=jnp.float64), "float64 requested in sum is not available"),
+        (lambda: jax.lax.convert_element_type(jnp.ones(2), jnp.float64), "requested in convert_element_type"),
+    ]
+    for f, words in cases:
+        with pytest.warns(UserWarning, match=words):
+            assert f().dtype.itemsize == 4
+    with warnings.catch_warnings():  # (the defaults, and what the engine converts itself, do not warn)
+        warnings.simplefilter("error")
+        jax.random.normal(key, (2,)), jnp.mean(jnp.arange(4)), jnp.var(jnp.arange(4)), jnp.sum(jnp.ones(2))

@@ -34,6 +34,7 @@ every program whose loop nests have their text).
 from __future__ import annotations
 
 import hashlib
+import pathlib
 import importlib.util
 import os
 import sys
@@ -60,7 +61,9 @@ if TYPE_CHECKING:
     from ..jit_runtime import Executable
 
 _RUNTIME_HASH = hashlib.sha256(
-    b"".join(open(m.__file__, "rb").read() for m in (numba_rt, numba_math, numba_libm, numba_special, L))
+    b"".join(
+        pathlib.Path(m.__file__).read_bytes() for m in (numba_rt, numba_math, numba_libm, numba_special, L)
+    )
 ).hexdigest()[:16]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import sys
 from typing import Sequence, SupportsIndex
 
 import numpy as np
@@ -17,7 +18,8 @@ from .accuracy import OPS as ACCURACY_OPS
 from . import structural as st
 from .same_dtypes import check_same_dtypes
 from .joining import concatenate, split, stack, unstack  # noqa: F401  (with their primitives)
-from ..narrow_dtypes import kind as dtype_kind
+from ..narrow_dtypes import kind as dtype_kind, to_dtype
+from ..canonical_dtypes import _ENGINE_DIR, user_dtype
 
 
 def _aval(x):
@@ -232,10 +234,18 @@ def reciprocal(x):
     return integer_pow(x, -1)
 
 
+def _from_engine() -> bool:
+    """Whether the caller of the caller is the engine's own code (not the user's)."""
+    return sys._getframe(2).f_code.co_filename.startswith(_ENGINE_DIR)
+
+
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
     """Cast ``operand`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
     x = operand
+    requested = new_dtype
     new_dtype = core.canonical_dtype(new_dtype)
+    if new_dtype is not requested and new_dtype != requested and not _from_engine():
+        user_dtype(to_dtype(requested), "convert_element_type")  # (JAX's warning: 64 bits without x64)
     if transfers.active[0] and isinstance(x, transfers.HOST_TYPES):
         # JAX converts an int, or a scalar made strong, on the host: what is transferred is the result
         if type(x) is int or (not weak_type and isinstance(x, (bool, float, complex, np.generic))):

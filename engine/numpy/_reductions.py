@@ -11,6 +11,7 @@ from .. import core, dims, lax, transfers
 from ..core import Array, Tracer
 from . import _eager_reductions
 from ._dtypes import to_dtype
+from ..canonical_dtypes import user_dtype
 from ..jitted_tangents import typed_as_primals
 from ._promote import (
     as_operand,
@@ -28,12 +29,12 @@ from ._staged import _INT_RANGE, jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
-def _reduce_dtype(x, dtype, promote_integers: bool) -> np.dtype:
+def _reduce_dtype(x, dtype, promote_integers: bool, name: str = "") -> np.dtype:
     """The accumulation dtype: ``dtype`` if given, else narrower ints and bools widen to the default
     int's width (32 bits, 64 with x64). Reductions convert to it with convert_element_type, so a
     weakly-typed operand (a Python scalar, or built from one) reduces to a strongly-typed result."""
-    if dtype is not None:
-        return core.canonical_dtype(to_dtype(dtype))
+    if dtype is not None:  # (64 bits asked for without x64: JAX's warning, naming the function)
+        return user_dtype(to_dtype(dtype), name)
     d = x.dtype
     if promote_integers:
         default = core.default_dtype(int)
@@ -113,7 +114,7 @@ def sum(
     no_out("sum", out)
     (a,) = typed_as_primals((as_operand(a),))  # (jitted in JAX)
     axes = canonicalize_axes(axis, a.ndim)
-    d = _reduce_dtype(a, dtype, promote_integers)
+    d = _reduce_dtype(a, dtype, promote_integers, "sum")
     if a.dtype == np.bool_:  # JAX counts bools as ints first (_cast_to_numeric), even for dtype=bool
         # (dtypes.to_numeric_dtype: int32 even with x64), with lax's convert: a constant array's
         # convert is bound, and staged under a trace, as JAX's is
@@ -149,7 +150,7 @@ def prod(
     no_out("prod", out)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
-    d = _reduce_dtype(a, dtype, promote_integers)
+    d = _reduce_dtype(a, dtype, promote_integers, "prod")
     a = convert(a, d)
     if dtype is None and upcast_f16(d) != d:
         a = convert(a, upcast_f16(d))
@@ -625,7 +626,7 @@ def _cumulative_body(name, lax_fn, accumulates: bool, nan_fill=None, promote_int
 
             a = _where(lax.ne(a, a), np.asarray(nan_fill, a.dtype), a)
         if accumulates:  # as JAX: bools count as the default int; narrow ints keep their dtype
-            a = convert(a, _reduce_dtype(a, dtype, promote_integers or a.dtype == np.bool_))
+            a = convert(a, _reduce_dtype(a, dtype, promote_integers or a.dtype == np.bool_, name))
         return lax_fn(a, axis=ax)  # (bound on an empty axis too, as JAX binds it)
 
     f.__name__ = f.__qualname__ = name
