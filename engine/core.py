@@ -37,6 +37,8 @@ from .source_info import current_source_info as current_source_info
 from .source_info import named_scope as named_scope
 from .source_info import source_info_context as source_info_context
 
+from .array_repr import array_repr
+
 # What 64-bit types and Python scalars become (jax_enable_x64): one table, read where values are made.
 from .canonical_dtypes import _CANONICAL as _CANONICAL
 from .host_copies import host_copy as host_copy, host_operand
@@ -530,15 +532,8 @@ class Array:
         return self._value
 
     def __repr__(self) -> str:
-        if self._value.size == 0:  # an empty array says its shape, as JAX's repr does
-            body = f"[], shape={self._value.shape}"
-        elif self._value.ndim > 0:
-            body = np.array2string(self._value, separator=", ", prefix="Array(")
-        else:
-            body = np.array2string(self._value)
-        dt = self.dtype.name
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"Array({body}, dtype={dt}{weak})"
+        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        return array_repr(self._value, dtype)
 
     def __str__(self) -> str:
         return str(self._value)

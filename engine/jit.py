@@ -60,7 +60,7 @@ from .state import Ref, is_ref
 from .state.checks import arg_names, check_no_aliased_args, check_no_closed_over_args, check_no_returned_refs
 from .state.checks import check_valid_outputs
 from .pytree.treedef import PyTreeDef
-from .staging import displaying, staged_pmaps, staging_for_display, trace_to_jaxpr
+from .staging import as_shown, displaying, staged_pmaps, staging_for_display, trace_to_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
 
@@ -753,23 +753,6 @@ def make_jaxpr(
         return closed
 
     return make_jaxpr_f
-
-
-def as_shown(closed: ir.ClosedJaxpr, leaves: Sequence[Any], on_mesh: bool) -> ir.ClosedJaxpr:
-    """``closed``, traced for display from arguments ``leaves``, as ``make_jaxpr`` prints it:
-    results nothing reads bound to ``_`` and, on a mesh with explicit axes, each variable typed
-    with its sharding (JAX's types show them). The page's IR stages are shown so too."""
-    types = None
-    if on_mesh or "engine.parallel.partition" in sys.modules:
-        from .parallel.partition import annotate_types
-
-        types = annotate_types(closed, leaves)
-    dropped = ir.drop_unused_binders(closed.jaxpr)
-    if types:
-        for old, new in zip(closed.jaxpr.eqns, dropped.eqns):  # (an unread result: typed as it was)
-            types.update((b, types[a]) for a, b in zip(old.out_binders, new.out_binders) if a in types)
-        ir.sharded_types[dropped] = types
-    return ir.ClosedJaxpr(dropped, closed.consts)
 
 
 def abstractify(x: Value) -> core.ShapedArray:

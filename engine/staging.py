@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, cast
@@ -12,7 +13,7 @@ from . import core, held_arrays, leak_check
 from .core import Params, ShapedArray, Trace, Tracer, Value
 from .errors import UnexpectedTracerError
 from .source_info import in_backward
-from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from .ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, drop_unused_binders, sharded_types
 from .tracer_origins import TraceDebug, staged_origin_msg
 
 
@@ -334,3 +335,20 @@ def trace_to_jaxpr(
         del trace, tracers_in, tracers_out, outs
         leak_check.check(main)
     return ClosedJaxpr(jaxpr, consts)
+
+
+def as_shown(closed: ClosedJaxpr, leaves: Sequence[Any], on_mesh: bool) -> ClosedJaxpr:
+    """``closed``, traced for display from arguments ``leaves``, as ``make_jaxpr`` prints it:
+    results nothing reads bound to ``_`` and, on a mesh with explicit axes, each variable typed
+    with its sharding (JAX's types show them). The page's IR stages are shown so too."""
+    types = None
+    if on_mesh or "engine.parallel.partition" in sys.modules:
+        from .parallel.partition import annotate_types
+
+        types = annotate_types(closed, leaves)
+    dropped = drop_unused_binders(closed.jaxpr)
+    if types:
+        for old, new in zip(closed.jaxpr.eqns, dropped.eqns):  # (an unread result: typed as it was)
+            types.update((b, types[a]) for a, b in zip(old.out_binders, new.out_binders) if a in types)
+        sharded_types[dropped] = types
+    return ClosedJaxpr(dropped, closed.consts)

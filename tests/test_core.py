@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import engine as jax
+import engine.numpy as jnp
 from engine import lax, errors
 from engine.core import Array
 
@@ -380,3 +381,20 @@ def test_literals_repr_as_jax_keeps_them():
     assert literals(lambda x: x * 2j, 1j) == ["Literal(TypedComplex(2j, dtype=complex64))"]
     assert literals(lambda x: x + 1.5, 2.0) == ["Literal(1.5)"]
     assert literals(lambda x: x + 1, np.int32(2)) == ["Literal(1)"]
+
+
+def test_an_array_prints_as_jax_lays_its_repr_out():
+    # (recorded from JAX 0.10.2: where numpy's last line leaves no room for the dtype, JAX puts
+    # the prefix's width of spaces before it, on the same line)
+    assert repr(jnp.linspace(0, 1, 9)) == (
+        "Array([0.   , 0.125, 0.25 , 0.375, 0.5  , 0.625, 0.75 , 0.875, 1.   ],      dtype=float32)"
+    )
+    assert repr(2.0 * jnp.arange(10)) == (
+        "Array([ 0.,  2.,  4.,  6.,  8., 10., 12., 14., 16., 18.],      dtype=float32, weak_type=True)"
+    )
+    assert (
+        repr(jnp.arange(8.0) * 1.5)
+        == "Array([ 0. ,  1.5,  3. ,  4.5,  6. ,  7.5,  9. , 10.5], dtype=float32)"
+    )
+    assert repr(jnp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32)"
+    assert repr(jnp.float32(3.0)) == "Array(3., dtype=float32)"

@@ -291,7 +291,7 @@ def bernoulli(n: int):
     ``B_2k = (-1)^(k+1) 2 (2k)! / (2 pi)^(2k) zeta(2k)``.
 
     >>> bernoulli(4)
-    Array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333325], dtype=float32)
+    Array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333325],      dtype=float32)
     """
     n = operator.index(core.concrete_or_error(n, "Argument n of bernoulli").item())
     if n < 0:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import core
 from ..avals import AbstractValue
+from ..array_repr import array_repr
 from ..core import ShapedArray, Tracer, Value
 from ..indexing import Slice
 from ..pytree.registration import register_pytree_node
@@ -162,9 +163,8 @@ class Ref:
             return f"Ref(traced {self._traced!r})"
         v = self._buf
         # (laid out as JAX lays it out: as an Array's repr, then renamed)
-        body = np.array2string(v, separator=", ", prefix="Array(") if v.ndim else np.array2string(v)
         weak = ", weak_type=True" if self._inner.weak_type and not self._written else ""
-        return f"Ref({body}, dtype={v.dtype.name}{weak})"
+        return "Ref(" + array_repr(v, f"dtype={v.dtype.name}{weak}")[len("Array(") :]
 
     __str__ = __repr__
 
