@@ -252,8 +252,8 @@ class _ScalarMeta(type):
     def __instancecheck__(cls, instance):
         return isinstance(instance, cls.dtype.type)
 
-    def __repr__(cls):
-        return f"<class 'engine.numpy.{cls.__name__}'>"
+    def __repr__(cls):  # (JAX's name for it, as the engine's classes print theirs)
+        return f"<class 'jax.numpy.{cls.__name__}'>"
 
 
 def _scalar_type(name, np_type) -> _ScalarMeta:
