@@ -52,12 +52,15 @@ known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn | list[Jaxpr
 
 @final  # so that the fast ``type(t) is Zero`` narrows for the checker
 class Zero:
-    """A tangent or cotangent known to be zero; rules skip work on it."""
+    """A tangent or cotangent known to be zero; rules skip work on it. ``primal``: the value it is
+    the tangent of, where known (on an explicit mesh its zeros are laid out as it is, as JAX's
+    tangent types say)."""
 
-    __slots__ = ("aval",)
+    __slots__ = ("aval", "primal")
 
-    def __init__(self, aval: ShapedArray):
+    def __init__(self, aval: ShapedArray, primal: Value | None = None):
         self.aval = aval
+        self.primal = primal
 
     def __repr__(self) -> str:  # JAX's: Zero(~float32[])
         return f"Zero({self.aval})"
@@ -73,14 +76,21 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 Tangent = Value | Zero
 
 
-def zeros_like_aval(aval: ShapedArray) -> Value:
+def zeros_like_aval(aval: ShapedArray, like: Value | None = None) -> Value:
+    """Zeros of type ``aval``; laid out as ``like`` (the primal they are a tangent of) where its
+    staged layout on an explicit mesh says one."""
     from . import lax
 
     if aval.dtype == float0:  # (staged as JAX does: its scalar literal broadcast; eagerly, host zeros)
         if not aval.shape or core._state.dynamic is None:
             return np.zeros(aval.shape, float0)
         return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
-    zeros = lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
+    layout = None
+    if isinstance(like, Tracer) and aval.shape:
+        from .sharded_types import typed_layout
+
+        layout = typed_layout(like)
+    zeros = lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type, sharding=layout)
     if core.vma_checking[0] and aval.vma:  # (in a checked shard_map: varying as aval is)
         from .lax.varying import pvary_to
 
@@ -89,7 +99,7 @@ def zeros_like_aval(aval: ShapedArray) -> Value:
 
 
 def instantiate_zeros(t: Tangent) -> Value:
-    return zeros_like_aval(t.aval) if type(t) is Zero else t
+    return zeros_like_aval(t.aval, t.primal) if type(t) is Zero else t
 
 
 def zeros_eqns(aval: ShapedArray) -> tuple[list[JaxprEqn], Atom]:
@@ -109,7 +119,7 @@ def instantiate_zeros_where(t: Tangent, tangents: Sequence[Tangent]) -> Value:
     trace = core.find_top_trace([x for x in tangents if type(x) is not Zero])
     if isinstance(trace, PartialEvalTrace):
         return trace.stage_zeros(t.aval)
-    return zeros_like_aval(t.aval)
+    return zeros_like_aval(t.aval, t.primal)
 
 
 def add_tangents(x: Tangent, y: Tangent) -> Tangent:
@@ -199,7 +209,7 @@ class JVPTrace(Trace):
     tracer_type: type[JVPTracer] = JVPTracer
 
     def pure(self, val: Value) -> JVPTracer:
-        return self.tracer_type(self, val, Zero(tangent_aval(core.get_aval(val))))
+        return self.tracer_type(self, val, Zero(tangent_aval(core.get_aval(val)), val))
 
     lift = pure
 
@@ -212,8 +222,8 @@ class JVPTrace(Trace):
         else:
             out = primitive.bind(*primals, **params)
             if primitive.multiple_results:
-                return [self.tracer_type(self, o, Zero(tangent_aval(core.get_aval(o)))) for o in out]
-            return self.tracer_type(self, out, Zero(tangent_aval(core.get_aval(out))))
+                return [self.tracer_type(self, o, Zero(tangent_aval(core.get_aval(o)), o)) for o in out]
+            return self.tracer_type(self, out, Zero(tangent_aval(core.get_aval(out)), out))
         rule = jvp_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")

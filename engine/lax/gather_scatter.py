@@ -610,7 +610,14 @@ def _scatter_transpose(ct, x, idx, u, **params):
     ct_x = ct_u = None
     if ad.is_undefined(x):
         u_aval = u.aval if ad.is_undefined(u) else core.get_aval(u)
-        ct_x = scatter_p.bind(ct, idx, lax.full(u_aval.shape, 0, u_aval.dtype), **params)
+        # (zeros typed as the updates are: JAX's full_like of their type)
+        if ad.is_undefined(u):
+            layout = getattr(u_aval, "sharding", None)
+        else:
+            from ..sharded_types import typed_layout
+
+            layout = typed_layout(u) if isinstance(u, core.Tracer) else None
+        ct_x = scatter_p.bind(ct, idx, lax.full(u_aval.shape, 0, u_aval.dtype, sharding=layout), **params)
     if ad.is_undefined(u):
         ct_u = _scatter_gather(ct, idx, u.aval, params["dimension_numbers"], _unflagged(params))
     return [ct_x, None, ct_u]

@@ -57,6 +57,8 @@ def programs(jax):
         "at_set_column": (lambda x: x.at[:, 0].set(1.0), (a,)),
         "at_set_column_vector": (lambda x: x.at[:, 0].set(jnp.arange(4.0)), (a,)),
         "at_add_block": (lambda x: x.at[1:3].add(1.0), (a,)),
+        # zero tangents are typed as their primals (instantiated in the forward and backward pass)
+        "grad_at_set": (jax.grad(lambda x: x.at[:, 0].set(1.0).sum()), (a,)),
     }
 
 
