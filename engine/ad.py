@@ -5,7 +5,7 @@ reverse mode as linearize + transpose, so that grad, vjp and jacrev share one me
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, NoReturn, Sequence, final
+from typing import Any, Callable, Sequence, final
 
 import numpy as np
 
@@ -52,9 +52,8 @@ known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn | list[Jaxpr
 
 @final  # so that the fast ``type(t) is Zero`` narrows for the checker
 class Zero:
-    """A tangent or cotangent known to be zero; rules skip work on it. ``primal``: the value it is
-    the tangent of, where known (on an explicit mesh its zeros are laid out as it is, as JAX's
-    tangent types say)."""
+    """A tangent or cotangent known to be zero; rules skip work on it. ``primal``: what it is the
+    tangent of, where known (its zeros are laid out as it is, as JAX's tangent types say)."""
 
     __slots__ = ("aval", "primal")
 
@@ -85,11 +84,9 @@ def zeros_like_aval(aval: ShapedArray, like: Value | None = None) -> Value:
         if not aval.shape or core._state.dynamic is None:
             return np.zeros(aval.shape, float0)
         return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
-    layout = None
-    if isinstance(like, Tracer) and aval.shape:
-        from .sharded_types import typed_layout
+    from .sharded_types import typed_layout
 
-        layout = typed_layout(like)
+    layout = typed_layout(like) if isinstance(like, Tracer) and aval.shape else None
     zeros = lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type, sharding=layout)
     if core.vma_checking[0] and aval.vma:  # (in a checked shard_map: varying as aval is)
         from .lax.varying import pvary_to
@@ -717,16 +714,6 @@ def _refs_made_unknown(jaxpr: Jaxpr, in_unknowns: Sequence[bool]) -> set[Var]:
 Linearized = tuple[Jaxpr, list[Value], list[PartialVal], list[bool], list[ShapedArray]]
 
 
-def linearize_refused(*_: object, **__: object) -> NoReturn:
-    """A ``partial_eval_rules`` (and ``partial_eval_jaxpr_rules``) row for a primitive whose jvp makes
-    its primal outputs depend on the tangents: JAX's refusal, word for word."""
-    raise ValueError(
-        "Linearization failed to produce known values for all output primals. This is typically "
-        "caused by attempting to differentiate a function uses an operation that does not support "
-        "reverse-mode autodiff."
-    )
-
-
 def linearize_flat(
     f: Callable[..., Sequence[Value]], primals: Sequence[Value], n_main: Callable[[], int] | None = None
 ) -> tuple[list[Value], Linearized]:
@@ -799,6 +786,7 @@ from .ad_rule_rows import (  # noqa: E402  (the helpers that write rows of the t
     defjvp2 as defjvp2,
     deflinear as deflinear,
     defzero as defzero,
+    linearize_refused as linearize_refused,
 )
 from .backward_pass import backward_pass as backward_pass, call_transpose as call_transpose  # noqa: E402
 from .backward_pass import transposing as transposing  # noqa: E402

@@ -3,7 +3,7 @@ and the others are these functions)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from . import core
 from .ad import Tangent, Zero, add_tangents, instantiate_zeros, jvp_rules, tangent_aval, transpose_rules
@@ -59,3 +59,13 @@ def defzero(primitive: core.Primitive) -> None:
         return out, Zero(tangent_aval(core.get_aval(out)))
 
     jvp_rules[primitive] = rule
+
+
+def linearize_refused(*_: object, **__: object) -> NoReturn:
+    """A ``partial_eval_rules`` (and ``partial_eval_jaxpr_rules``) row for a primitive whose jvp makes
+    its primal outputs depend on the tangents: JAX's refusal, word for word."""
+    raise ValueError(
+        "Linearization failed to produce known values for all output primals. This is typically "
+        "caused by attempting to differentiate a function uses an operation that does not support "
+        "reverse-mode autodiff."
+    )
