@@ -50,11 +50,13 @@ def convert_values(x, *, new_dtype, weak_type=False, sharding=None):
     if narrow_dtypes.is_narrow(x.dtype):  # (eager jnp conversions call this directly)
         x = x.astype(narrow_dtypes.WIDE[x.dtype])
     if dtype_kind(x.dtype) == "f" and dtype_kind(np.dtype(new_dtype)) in "iu":
+        lo, hi = _int_bounds(new_dtype)
+        if x.size and x.min() > x.dtype.type(lo) and x.max() < x.dtype.type(hi):
+            return x.astype(new_dtype)  # (all in range, no NaN: the cast truncates, as XLA's)
         with np.errstate(invalid="ignore"):
             x = np.trunc(x)
             if np.isnan(x).any():
                 x = np.where(np.isnan(x), 0, x)
-            lo, hi = _int_bounds(new_dtype)
             # (the bounds compare in the float's own type: float32(2**31 - 1) is 2**31, out of range)
             out = np.clip(x, lo, hi).astype(new_dtype)
             big, small = x >= hi, x <= lo
