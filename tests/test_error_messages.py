@@ -203,3 +203,27 @@ def test_a_64_bit_dtype_asked_for_without_x64_is_truncated_with_jax_warning():
     with warnings.catch_warnings():  # (the defaults, and what the engine converts itself, do not warn)
         warnings.simplefilter("error")
         jax.random.normal(key, (2,)), jnp.mean(jnp.arange(4)), jnp.var(jnp.arange(4)), jnp.sum(jnp.ones(2))
+
+
+def test_an_eager_lax_slice_is_a_dynamic_slice_as_in_jax():
+    from engine import lax
+
+    x = jnp.arange(6.0).reshape(2, 3)
+    # (eagerly JAX slices by dynamic_slice: a start below 0 is clamped, sizes are what is checked)
+    np.testing.assert_array_equal(np.asarray(lax.slice(x, (-1, 0), (1, 3))), np.asarray(x))
+    with pytest.raises(
+        TypeError, match=re.escape("got slice_sizes (np.int64(3), np.int64(3)) for operand shape (2, 3)")
+    ):
+        lax.slice(x, (0, 0), (3, 3))
+    with pytest.raises(TypeError, match=re.escape("slice_sizes must be greater than or equal to zero")):
+        lax.slice(x, (1, 0), (0, 3))
+    with pytest.raises(
+        TypeError, match=re.escape("slice start_indices must have every element be nonnegative, got (-1, 0).")
+    ):
+        jax.jit(lambda v: lax.slice(v, (-1, 0), (1, 3)))(x)
+    with pytest.raises(TypeError, match=re.escape("unsupported operand type(s) for &: 'float' and 'int'")):
+        lax.integer_pow(x, 1.5)  # (was x ** 1: the exponent truncated, silently)
+    with pytest.raises(
+        TypeError, match=re.escape("mul: arrays must have the same number of dimensions, got {1, 2}")
+    ):
+        lax.mul(jnp.ones((2, 3)), jnp.ones(3))

@@ -220,7 +220,13 @@ def round(x, rounding_method=0):
 
 
 def integer_pow(x, y: int):
-    """``x ** y`` for a static integer ``y``."""
+    """``x ** y`` for a static integer ``y``.
+
+    >>> lax.integer_pow(jnp.float32(2.0), -2)
+    Array(0.25, dtype=float32)
+    """
+    if not isinstance(y, (int, np.integer)):  # (JAX's error: its rule takes y's bits, y & 1)
+        raise TypeError(f"unsupported operand type(s) for &: '{type(y).__name__}' and 'int'")
     return ew.integer_pow_p.bind(x, y=int(y))
 
 

@@ -163,7 +163,7 @@ def _broadcast_size_one(name, xs, ys):
         return ys
     if len(xs) != len(ys):
         raise TypeError(
-            f"{name}: arrays must have the same number of dimensions, got {{{len(xs)}, {len(ys)}}}"
+            f"{name}: arrays must have the same number of dimensions, got { ({len(xs), len(ys)}) }"  # (a set, as JAX's)
         )
     if all(a == b or a == 1 or b == 1 for a, b in zip(xs, ys)):
         return tuple(b if a == 1 else a for a, b in zip(xs, ys))

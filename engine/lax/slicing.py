@@ -71,16 +71,39 @@ def _check_slice_bounds(operand, start_indices, limit_indices):
 
 @slice_p.def_impl
 def _slice_impl(x, *, start_indices, limit_indices, strides):
+    unstrided = strides is None
     strides = strides or (1,) * x.ndim
     if len(start_indices) != x.ndim or not all(
         0 <= a <= b <= n and s > 0 for a, b, n, s in zip(start_indices, limit_indices, x.shape, strides)
     ):  # (numpy would clamp what does not fit: JAX's shape rule refuses it)
+        if unstrided and len(start_indices) == len(limit_indices) == x.ndim:
+            return _as_dynamic_slice(x, start_indices, limit_indices)
         _slice_abstract(x, start_indices=start_indices, limit_indices=limit_indices, strides=strides)
     return x[tuple(_pyslice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
 
 
+def _as_dynamic_slice(x, start_indices, limit_indices):
+    """An eager unstrided slice as JAX runs it: a ``dynamic_slice`` of sizes ``limit - start``, so
+    sizes that do not fit are refused in its words and starts are clamped into the operand."""
+    sizes = tuple(np.array(limit_indices) - np.array(start_indices))
+    if not all(n >= k for n, k in zip(x.shape, sizes)):
+        raise TypeError(
+            f"slice slice_sizes must be less than or equal to operand shape, got slice_sizes {sizes} "
+            f"for operand shape {x.shape}."
+        )
+    if not all(k >= 0 for k in sizes):
+        raise TypeError(
+            f"slice slice_sizes must be greater than or equal to zero, got slice_sizes of {sizes}."
+        )
+    starts = [min(max(int(a), 0), n - int(k)) for a, n, k in zip(start_indices, x.shape, sizes)]
+    return x[tuple(_pyslice(a, a + int(k)) for a, k in zip(starts, sizes))]
+
+
 @slice_p.def_abstract_eval
 def _slice_abstract(x, *, start_indices, limit_indices, strides):
+    for what, bounds in (("start_indices", start_indices), ("limit_indices", limit_indices)):
+        if not all(d >= 0 for d in bounds if dims.is_constant_dim(d)):  # (JAX's _check_shapelike)
+            raise TypeError(f"slice {what} must have every element be nonnegative, got {bounds}.")
     if x.ndim != len(start_indices):
         raise TypeError(
             f"slice start_indices must have length equal to the number of dimensions of the operand, "

@@ -347,7 +347,8 @@ def _reshape_abstract(x, *, new_sizes, dimensions, sharding=None):
     if dims.dim_product(new_sizes) != x.size:  # (JAX's shape rule lets it through to StableHLO's verifier)
         raise ValueError(
             "Cannot lower jaxpr with verifier errors:\n\tnumber of output elements "
-            f"({dims.dim_product(new_sizes)}) doesn't match expected number of elements ({x.size})"
+            f"({dims.dim_product(new_sizes)}) doesn't match expected number of elements ({x.size})\n"
+            "Define JAX_DUMP_IR_TO to dump the module."
         )
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
