@@ -304,6 +304,10 @@ def laid_out(rule, key: str):
         finally:
             ctx.explicit = checked
         want = spec_of(target, len(out.spec))
+        if out.spec != want:  # (a layout whose parts do not divide a dimension: JAX's refusal)
+            from ..lax.api import _check_divides
+
+            _check_divides(ctx.global_shape(core.get_aval(out.val).shape, out.spec), target)
         return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
 
     return laid

@@ -57,6 +57,12 @@ def programs(jax):
         "at_set_column": (lambda x: x.at[:, 0].set(1.0), (a,)),
         "at_set_column_vector": (lambda x: x.at[:, 0].set(jnp.arange(4.0)), (a,)),
         "at_add_block": (lambda x: x.at[1:3].add(1.0), (a,)),
+        # a layout that does not divide a dimension is refused while tracing
+        "zeros_indivisible": (lambda y: y.sum() + jnp.zeros(3, out_sharding=P("x")), (v,)),
+        "einsum_indivisible": (
+            lambda y: y.sum() + jnp.einsum("ij,j->i", jnp.ones((1, 4)), jnp.ones(4), out_sharding=P("x")),
+            (v,),
+        ),
         # zero tangents are typed as their primals (instantiated in the forward and backward pass)
         "grad_at_set": (jax.grad(lambda x: x.at[:, 0].set(1.0).sum()), (a,)),
     }
