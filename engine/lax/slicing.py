@@ -83,20 +83,12 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
 
 
 def _as_dynamic_slice(x, start_indices, limit_indices):
-    """An eager unstrided slice as JAX runs it: a ``dynamic_slice`` of sizes ``limit - start``, so
-    sizes that do not fit are refused in its words and starts are clamped into the operand."""
+    """An eager unstrided slice as JAX runs it: a ``dynamic_slice`` of sizes ``limit - start``
+    (its rule's checks, in its words; its starts clamped into the operand)."""
     sizes = tuple(np.array(limit_indices) - np.array(start_indices))
-    if not all(n >= k for n, k in zip(x.shape, sizes)):
-        raise TypeError(
-            f"slice slice_sizes must be less than or equal to operand shape, got slice_sizes {sizes} "
-            f"for operand shape {x.shape}."
-        )
-    if not all(k >= 0 for k in sizes):
-        raise TypeError(
-            f"slice slice_sizes must be greater than or equal to zero, got slice_sizes of {sizes}."
-        )
-    starts = [min(max(int(a), 0), n - int(k)) for a, n, k in zip(start_indices, x.shape, sizes)]
-    return x[tuple(_pyslice(a, a + int(k)) for a, k in zip(starts, sizes))]
+    starts = [np.int32(a) for a in start_indices]
+    dynamic_slice_p.abstract_eval(core.get_aval(x), *map(core.get_aval, starts), slice_sizes=sizes)
+    return core.impl_rules[dynamic_slice_p](x, *starts, slice_sizes=tuple(map(int, sizes)))
 
 
 @slice_p.def_abstract_eval
