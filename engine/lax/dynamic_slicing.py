@@ -176,7 +176,9 @@ def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
 
 def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
     lax = _lax()
-    zeros = lax.full(x.aval.shape, 0, x.aval.dtype)
+    zeros = lax.full(
+        x.aval.shape, 0, x.aval.dtype, sharding=getattr(x.aval, "sharding", None)
+    )  # (typed as x)
     return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
 
 

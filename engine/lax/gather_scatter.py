@@ -259,7 +259,9 @@ def _gather_transpose(
     ct, x, idx, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted, mode, fill_value
 ):
     assert ad.is_undefined(x) and not ad.is_undefined(idx)
-    zeros = _lax().full(x.aval.shape, 0, x.aval.dtype)
+    zeros = _lax().full(
+        x.aval.shape, 0, x.aval.dtype, sharding=getattr(x.aval, "sharding", None)
+    )  # (typed as x)
     return [
         scatter_add_p.bind(
             zeros,
