@@ -304,12 +304,15 @@ def _jit_jvp(
 
     tvals = [t for t in tangents if type(t) is not ad.Zero]
     linearizing = bool(tvals) and isinstance(core.find_top_trace(tvals), ad.PartialEvalTrace)
-    key = (tuple(nonzero), linearizing)
+    # (on a mesh the body is typed as its operands are, tangents as their primals: a key part)
+    p_sh = mesh_shardings(primals)
+    key = (tuple(nonzero), linearizing, None if p_sh is None else tuple(p_sh))
     cached = _linearized_cache(_jvp_jaxprs, jaxpr).get(key)
     if cached is None:
         t_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero) if nz]
+        sh = None if p_sh is None else [*p_sh, *[s for s, nz in zip(p_sh, nonzero) if nz]]
         with _in_rule_body():
-            closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals]))
+            closed, hoisted = _hoist_tracer_consts(trace_to_jaxpr(f, [*in_avals, *t_avals], sh))
         if linearizing:
             closed, out_nonzero[:] = _known_tangents_as_zeros(closed, len(hoisted) + n, out_nonzero)
         cached = (closed, hoisted, list(out_nonzero))

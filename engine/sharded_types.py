@@ -265,3 +265,24 @@ def type_sharding(x) -> NamedSharding | None:
     return NamedSharding(
         devices if devices is not None and devices.axis_names == mesh.axis_names else mesh, spec
     )
+
+
+def check_divides(shape, layout) -> None:
+    """JAX's refusal of a layout that splits a dimension into parts that do not divide it."""
+    import math
+
+    from .dims import is_constant_dim
+
+    if not isinstance(layout, NamedSharding):
+        return
+    mesh = layout.mesh
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    for d, axes in enumerate(layout._normalized(len(shape))):
+        parts = math.prod(sizes[a] for a in axes)
+        if parts > 1 and is_constant_dim(shape[d]) and shape[d] % parts:
+            shown = NamedSharding(getattr(mesh, "abstract_mesh", mesh), layout.spec)
+            raise ValueError(
+                f"Sharding spec {tuple(axes)} implies that array axis {d} is partitioned {parts} times, but "
+                f"does not evenly divide the dimension size {shape[d]}. Got shape: {tuple(shape)} and "
+                f"sharding {shown}"
+            )

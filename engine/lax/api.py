@@ -576,27 +576,10 @@ def _bind_laid_out(prim, key: str, layout, *args, **params):
             return reshard(prim.bind(*args, **params, **{key: None}), layout)
     out = prim.bind(*args, **params, **{key: layout})
     if layout is not None:
-        _check_divides(core.get_aval(out).shape, layout)
+        from ..sharded_types import check_divides
+
+        check_divides(core.get_aval(out).shape, layout)
     return out
-
-
-def _check_divides(shape, layout) -> None:
-    """JAX's refusal of a layout that splits a dimension into parts that do not divide it."""
-    from ..sharding import NamedSharding
-
-    if not isinstance(layout, NamedSharding):
-        return
-    mesh = layout.mesh
-    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
-    for d, axes in enumerate(layout._normalized(len(shape))):
-        parts = math.prod(sizes[a] for a in axes)
-        if parts > 1 and _dims.is_constant_dim(shape[d]) and shape[d] % parts:
-            shown = NamedSharding(getattr(mesh, "abstract_mesh", mesh), layout.spec)
-            raise ValueError(
-                f"Sharding spec {tuple(axes)} implies that array axis {d} is partitioned {parts} times, but "
-                f"does not evenly divide the dimension size {shape[d]}. Got shape: {tuple(shape)} and "
-                f"sharding {shown}"
-            )
 
 
 def reduce_max(operand, axes):
@@ -634,7 +617,9 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 
         params["out_sharding"] = as_sharding(out_sharding, "dot_general")
         out = st.dot_general_p.bind(lhs, rhs, **params)
-        _check_divides(core.get_aval(out).shape, params["out_sharding"])
+        from ..sharded_types import check_divides
+
+        check_divides(core.get_aval(out).shape, params["out_sharding"])
         if not isinstance(out, core.Tracer) and getattr(out, "sharding", None) != params["out_sharding"]:
             from ..sharding import reshard  # computed on the host (no operand was on the mesh)
 

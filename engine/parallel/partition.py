@@ -305,9 +305,9 @@ def laid_out(rule, key: str):
             ctx.explicit = checked
         want = spec_of(target, len(out.spec))
         if out.spec != want:  # (a layout whose parts do not divide a dimension: JAX's refusal)
-            from ..lax.api import _check_divides
+            from ..sharded_types import check_divides
 
-            _check_divides(ctx.global_shape(core.get_aval(out.val).shape, out.spec), target)
+            check_divides(ctx.global_shape(core.get_aval(out.val).shape, out.spec), target)
         return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
 
     return laid

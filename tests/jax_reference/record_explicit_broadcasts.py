@@ -65,6 +65,7 @@ def programs(jax):
         ),
         # zero tangents are typed as their primals (instantiated in the forward and backward pass)
         "grad_at_set": (jax.grad(lambda x: x.at[:, 0].set(1.0).sum()), (a,)),
+        "grad_where_scalar": (jax.grad(lambda x: jnp.where(x > 5, x, 0.0).sum()), (a,)),
         "grad_take": (jax.grad(lambda x: jnp.take(x, jnp.array([0, 2]), axis=1).sum()), (a,)),
         "grad_dynamic_slice": (jax.grad(lambda x: jax.lax.dynamic_slice_in_dim(x, 1, 2, axis=1).sum()), (a,)),
     }
