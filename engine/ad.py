@@ -84,9 +84,11 @@ def zeros_like_aval(aval: ShapedArray, like: Value | None = None) -> Value:
         if not aval.shape or core._state.dynamic is None:
             return np.zeros(aval.shape, float0)
         return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
-    from .sharded_types import typed_layout
+    layout = None
+    if isinstance(like, Tracer) and aval.shape:
+        from .sharded_types import typed_layout
 
-    layout = typed_layout(like) if isinstance(like, Tracer) and aval.shape else None
+        layout = typed_layout(like)
     zeros = lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type, sharding=layout)
     if core.vma_checking[0] and aval.vma:  # (in a checked shard_map: varying as aval is)
         from .lax.varying import pvary_to

@@ -100,10 +100,13 @@ def mesh_shardings(leaves: Sequence[Any]) -> list[Any] | None:
         x.sharding if getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False) else None
         for x in leaves
     ]
-    if any(isinstance(x, core.Tracer) for x in leaves):  # (a jit inside a trace: as its operands are typed)
-        from .sharded_types import typed_layout
+    if any(isinstance(x, core.Tracer) for x in leaves):  # (a jit inside a trace: typed as its operands)
+        from .sharded_types import get_abstract_mesh, typed_layout
 
-        shardings = [typed_layout(x) if isinstance(x, core.Tracer) else s for x, s in zip(leaves, shardings)]
+        if get_abstract_mesh().explicit_axes:
+            shardings = [
+                typed_layout(x) if isinstance(x, core.Tracer) else s for x, s in zip(leaves, shardings)
+            ]
     return shardings if any(s is not None for s in shardings) else None
 
 

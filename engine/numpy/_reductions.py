@@ -25,7 +25,7 @@ from ._promote import (
     promote_shapes,
     to_inexact_dtype,
 )
-from ._staged import _INT_RANGE, jitted_inline, staged_as_jit
+from ._staged import check_int_argument, jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
 
 
@@ -75,11 +75,7 @@ def _initial(initial, dtype):
     ``dtype``, or a converted tracer."""
     if isinstance(initial, core.Tracer):
         return convert(initial, dtype)
-    if type(initial) is int and not _INT_RANGE[0] <= initial <= _INT_RANGE[1]:  # (parsed by JAX's jit)
-        raise OverflowError(
-            "An overflow was encountered while parsing an argument to a jitted computation, whose "
-            f"argument path is initial. Got <class 'int'> with value {initial}"
-        )
+    check_int_argument("initial", initial)  # (an argument of JAX's jitted reduction)
     # (converted as JAX's convert_element_type folds a constant: numpy's cast, wrapping; -inf
     # to an int is its least value, with numpy's warning)
     return np.asarray(initial).astype(dtype)

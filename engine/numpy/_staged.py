@@ -260,11 +260,17 @@ def _check_int_arguments(fn, static_argnames, args, kwargs) -> None:
     raises OverflowError, even where the function would have converted it to a wider dtype
     (``random.randint(key, (4,), 0, 2**32 - 1, "uint32")``). Static arguments are not parsed."""
     for name, value in _signature(fn).bind(*args, **kwargs).arguments.items():
-        if name not in static_argnames and type(value) is int and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
-            raise OverflowError(
-                "An overflow was encountered while parsing an argument to a jitted computation, whose "
-                f"argument path is {name}. Got <class 'int'> with value {value}"
-            )
+        if name not in static_argnames:
+            check_int_argument(name, value)
+
+
+def check_int_argument(path: str, value) -> None:
+    """JAX's OverflowError for a Python int its jit parses (as the default int) that does not fit."""
+    if type(value) is int and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+        raise OverflowError(
+            "An overflow was encountered while parsing an argument to a jitted computation, whose "
+            f"argument path is {path}. Got <class 'int'> with value {value}"
+        )
 
 
 def _check_devices(fn, args) -> None:

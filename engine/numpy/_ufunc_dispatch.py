@@ -15,6 +15,7 @@ import numpy as np
 from .. import core
 from ..core import Array, Tracer
 from ._promote import promote_args_inexact
+from ._staged import check_int_argument
 from ..fused_rules import call as jitted_body
 from ..jitted_tangents import typed_as_primals
 from ..lax.accuracy import OPS as ACCURACY_OPS
@@ -128,13 +129,7 @@ def check_devices(name: str, x1, x2) -> None:
     names = ("x", "y") if name in _NAMED_X_Y or name in _COMPARISONS else ("x1", "x2")
     check_committed(_JITTED_AS.get(name, name), names, x1, x2)
     for n, v in zip(names, (x1, x2)):
-        if type(v) is int:
-            info = np.iinfo(core.python_scalar_dtype(v))
-            if not info.min <= v <= info.max:
-                raise OverflowError(
-                    "An overflow was encountered while parsing an argument to a jitted computation, "
-                    f"whose argument path is {n}. Got <class 'int'> with value {v}"
-                )
+        check_int_argument(n, v)
 
 
 def check_committed(jitted: str, names: tuple[str, ...], *args) -> None:
