@@ -19,11 +19,14 @@ exists, handed to ``engine.parallel.set_device_count``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import json
 import os
+import pathlib
 import sys
 import types
 from typing import Any, Callable
@@ -116,12 +119,26 @@ def _make_jax_module() -> types.ModuleType:
     mod = types.ModuleType("jax", engine.__doc__)
     mod.__path__ = []  # a package, so `import jax.numpy` asks the finders
     mod.__getattr__ = _jax_getattr
-    mod.__dir__ = lambda: sorted(
-        n for n in set(dir(engine)) | set(_overrides) | _submodule_names() if not _not_imported(n)
+    mod.__dir__ = lambda: _public_dir(
+        "jax", {n for n in set(dir(engine)) | set(_overrides) | _submodule_names() if not _not_imported(n)}
     )
     mod.__version__ = engine.__version__
     mod.__engine__ = engine
     return mod
+
+
+@functools.cache
+def _jax_public_names() -> dict[str, frozenset[str]]:
+    """JAX 0.10.2's public names per module (recorded by tests/jax_reference/record_api_surface.py)."""
+    recorded = json.loads(pathlib.Path(__file__).with_name("public_names.json").read_text())
+    return {module: frozenset(names) for module, names in recorded.items()}
+
+
+def _public_dir(alias: str, names) -> list[str]:
+    """``dir()`` of an engine module under its jax name: the public names JAX's module has (and the
+    private ones), not the engine's own submodules, imports and helpers."""
+    public = _jax_public_names().get(alias)
+    return sorted(n for n in names if public is None or n.startswith("_") or n in public)
 
 
 def set_overrides(names: dict[str, Any]) -> Callable[[], None]:
@@ -262,6 +279,14 @@ def name_missing_as(module: types.ModuleType, alias: str) -> None:
 
         __getattr__.jax_alias = True  # type: ignore[attr-defined]
         module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    own_dir = vars(module).get("__dir__")
+    if alias in _jax_public_names() and not getattr(own_dir, "jax_alias", False):
+
+        def __dir__() -> list[str]:
+            return _public_dir(alias, own_dir() if own_dir is not None else vars(module))
+
+        __dir__.jax_alias = True  # type: ignore[attr-defined]
+        module.__dir__ = __dir__  # type: ignore[method-assign]
     # Its submodules already imported are reached as its attributes (``from jax.experimental.pallas
     # import tpu``), never through the finder: they answer under their jax names too.
     for attr, value in list(vars(module).items()):

@@ -44,8 +44,8 @@ from .random_primitives import (
 )
 from .narrow_dtypes import kind as dtype_kind
 
-# JAX 0.10.2's public names, which ``dir(jax.random)`` lists; ``shuffle`` (removed from JAX) and the
-# threefry hash (``threefry_2x32``, ``threefry2x32_p``) stay reachable as the engine's own.
+# JAX 0.10.2's public names (its re-exports); ``shuffle`` (removed from JAX) and the threefry hash
+# (``threefry_2x32``, ``threefry2x32_p``) stay reachable as the engine's own.
 __all__ = [
     "PRNGKey",
     "ball",
@@ -96,10 +96,6 @@ __all__ = [
     "weibull_min",
     "wrap_key_data",
 ]
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
 
 
 _U32 = np.dtype(np.uint32)

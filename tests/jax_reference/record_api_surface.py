@@ -1,8 +1,9 @@
-"""Record JAX 0.10.2's public names per module into api_surface.json (run with JAX's venv):
+"""Record JAX 0.10.2's public names per module into engine/public_names.json (run with JAX's venv):
 
     /work/main/.jax-venv/bin/python tests/jax_reference/record_api_surface.py
 
-``tests/test_api_surface.py`` compares the engine's modules (under ``import jax``) with this list.
+``tests/test_api_surface.py`` compares the engine's modules (under ``import jax``) with this list;
+the engine's ``dir()`` of each module lists only these names (``engine.compat``).
 """
 
 from __future__ import annotations
@@ -68,5 +69,7 @@ def public_names(module: str) -> list[str]:
 
 if __name__ == "__main__":
     names = {m: public_names(m) for m in MODULES}
-    (HERE / "api_surface.json").write_text(json.dumps(names, indent=0, sort_keys=True) + "\n")
+    (HERE.parents[1] / "engine" / "public_names.json").write_text(
+        json.dumps(names, indent=0, sort_keys=True) + "\n"
+    )
     print(f"{sum(map(len, names.values()))} names in {len(names)} modules")
