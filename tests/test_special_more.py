@@ -101,3 +101,19 @@ def test_real_only_functions_refuse_complex():
             f(np.complex64(1j))
     with pytest.raises(TypeError, match="int32"):
         sp.spence(np.arange(3, dtype=np.int32))
+
+
+def test_lpmn_derivatives_are_the_values_derivatives():
+    """lpmn's second output (its own recurrences, negative orders included) is d/dz of its first,
+    which autodiff takes through the value recurrences; both against scipy's."""
+    scipy_special = pytest.importorskip("scipy.special")
+    from engine.scipy.special_spherical import lpmn
+
+    z = np.array([-0.7, 0.1, 0.5, 0.9])
+    values, derivatives = lpmn(4, 4, z.astype(np.float32))
+    by_autodiff = engine.vmap(engine.jacfwd(lambda x: lpmn(4, 4, x[None])[0][..., 0]))(z.astype(np.float32))
+    np.testing.assert_allclose(np.moveaxis(np.asarray(by_autodiff), 0, -1), derivatives, rtol=2e-4, atol=2e-4)
+    for k, x in enumerate(z):  # (scipy's lpmn went in 1.15: its successor, without the phase)
+        want, want_d = scipy_special.assoc_legendre_p_all(4, 4, x, diff_n=1)
+        np.testing.assert_allclose(np.asarray(values)[..., k], want[:, :5].T, rtol=2e-5, atol=2e-5)
+        np.testing.assert_allclose(np.asarray(derivatives)[..., k], want_d[:, :5].T, rtol=2e-4, atol=2e-4)

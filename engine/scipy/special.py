@@ -10,6 +10,7 @@ Array([4.7683716e-07, 3.1780548e+00], dtype=float32)
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -435,4 +436,28 @@ from .special_expint import exp1, expi, expn, sici, spence  # noqa: E402,F401  (
 from .special_fresnel import fresnel  # noqa: E402,F401
 from .special_hyper import bernoulli, hyp1f1, hyp2f1  # noqa: E402,F401
 from .special_spherical import bessel_jn, sph_harm_y  # noqa: E402,F401
+from .special_spherical import lpmn as _lpmn, lpmn_values as _lpmn_values  # noqa: E402
+
+# JAX 0.10.2's deprecated names (a DeprecationWarning on access) and removed ones (its AttributeError).
+_DEPRECATED = {
+    "lpmn": ("jax.scipy.special.lpmn is deprecated; no replacement is planned.", _lpmn),
+    "lpmn_values": ("jax.scipy.special.lpmn_values is deprecated; no replacement is planned.", _lpmn_values),
+    "sph_harm": (
+        "jax.scipy.special.sph_harm was deprecated in v0.7.0 and removed in v0.10.0. "
+        "Use jax.scipy.special.sph_harm_y instead.",
+        None,
+    ),
+}
+
+
+def __getattr__(name):
+    if name in _DEPRECATED:
+        message, value = _DEPRECATED[name]
+        if value is None:
+            raise AttributeError(message)
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return value
+    raise AttributeError(f"module 'jax.scipy.special' has no attribute {name!r}")
+
+
 from .special_loggamma import complex_gamma, complex_loggamma  # noqa: E402  (complex arguments)

@@ -136,4 +136,21 @@ SPECIAL_MORE = [
         2e-5,
     ),
     ("err_sph_harm_diff_n", S + "out = sp.sph_harm_y(jnp.array([1]), jnp.array([0]), 0.5, 0.5, diff_n=1)"),
+    ("err_sph_harm_removed", S + "out = sp.sph_harm"),
+    # (deprecated in JAX, still there: a DeprecationWarning on access)
+    (
+        "lpmn",
+        S + "import warnings\nwarnings.simplefilter('ignore')\nz = jnp.array([-0.7, 0.1, 0.5, 0.99])\n"
+        "out = [sp.lpmn(n, n, z) for n in (0, 1, 2, 4)] + [sp.lpmn_values(n, n, z, norm) for n in (1, 3) for norm in (True, False)]",
+        2e-5,
+    ),
+    (
+        "lpmn_grad",
+        S + "import warnings\nwarnings.simplefilter('ignore')\nz = jnp.array([-0.7, 0.1, 0.5, 0.9])\n"
+        "out = (jax.grad(lambda z: sp.lpmn_values(3, 3, z, False).sum())(z), jax.jit(lambda z: sp.lpmn(2, 2, z)[1])(z))",
+        2e-5,
+    ),
+    ("err_lpmn_m_ne_n", S + "out = sp.lpmn(1, 2, jnp.array([0.5]))"),
+    ("err_lpmn_2d", S + "out = sp.lpmn(1, 1, jnp.array([[0.5]]))"),
+    ("err_lpmn_int", S + "out = sp.lpmn(1, 1, jnp.arange(3))"),
 ]
