@@ -194,8 +194,8 @@ def lpmn(m: int, n: int, z):
     (order, degree, point). Deprecated in JAX.
 
     >>> lpmn(1, 1, jnp.array([0.5]))[0][:, :, 0]
-    Array([[1.       , 0.5      ],
-           [0.       , 0.8660254]], dtype=float32)
+    Array([[ 1.       ,  0.5      ],
+           [ 0.       , -0.8660254]], dtype=float32)
     """
     z = jnp.asarray(z)
     values = _gen_associated_legendre(_legendre_degree(m, n, z, "lpmn"), z, False)
