@@ -13,6 +13,7 @@ import numpy as np
 
 from . import ad, batching, core, lax
 from .constant_staging import compile_time_eval
+from .pytree.prefix import axes_prefix_error
 from .tree_util import (
     broadcast_prefix,
     keystr,
@@ -459,6 +460,11 @@ def vmap(
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    if not (in_axes is None or isinstance(in_axes, (int, np.integer, tuple))):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+            f"arguments passed to the function, but got {in_axes}."
+        )
     _check_axes_spec(in_axes, "in_axes")
     _check_axes_spec(out_axes, "out_axes")
 
@@ -478,10 +484,8 @@ def vmap(
                 args,
                 is_leaf=lambda x: x is None,
             )
-        except ValueError as e:
-            raise ValueError(
-                f"vmap in_axes specification must be a tree prefix of the corresponding value: {e}"
-            ) from None
+        except ValueError:
+            raise axes_prefix_error("vmap in_axes", in_axes, args, lambda x: x is None) from None
         axes_flat = list(axes_args) + [0] * (len(args_flat) - len(axes_args))
         in_dims, sizes = [], []
         for x, ax in zip(args_flat, axes_flat):
@@ -522,10 +526,9 @@ def vmap(
                 dims = broadcast_prefix(
                     out_axes, tree_unflatten(out_tree, [0] * n), is_leaf=lambda x: x is None
                 )
-            except ValueError as e:
-                raise ValueError(
-                    f"vmap out_axes specification must be a tree prefix of the corresponding value: {e}"
-                ) from None
+            except ValueError:
+                full = tree_unflatten(out_tree, [0] * n)
+                raise axes_prefix_error("vmap out_axes", out_axes, full, lambda x: x is None) from None
             return list(dims)
 
         def out_paths(n):
@@ -545,8 +548,8 @@ def _check_axes_spec(spec, what):
     for leaf in tree_flatten(spec, is_leaf=lambda x: x is None)[0]:
         if leaf is not None and not isinstance(leaf, (int, np.integer)):
             raise TypeError(
-                f"vmap {what} must be an int, None, or (nested) container with those "
-                f"types as leaves, but got {leaf!r}."
+                f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
+                f"but got {spec}."
             )
 
 

@@ -136,9 +136,9 @@ def _jax_public_names() -> dict[str, frozenset[str]]:
 
 def _public_dir(alias: str, names) -> list[str]:
     """``dir()`` of an engine module under its jax name: the public names JAX's module has (and the
-    private ones), not the engine's own submodules, imports and helpers."""
+    dunders), not the engine's own submodules, imports and helpers."""
     public = _jax_public_names().get(alias)
-    return sorted(n for n in names if public is None or n.startswith("_") or n in public)
+    return sorted(n for n in names if public is None or n in public or (n[:2] == "__" and n[-2:] == "__"))
 
 
 def set_overrides(names: dict[str, Any]) -> Callable[[], None]:

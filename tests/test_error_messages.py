@@ -227,3 +227,37 @@ def test_an_eager_lax_slice_is_a_dynamic_slice_as_in_jax():
         TypeError, match=re.escape("mul: arrays must have the same number of dimensions, got {1, 2}")
     ):
         lax.mul(jnp.ones((2, 3)), jnp.ones(3))
+
+
+def test_a_vmap_axes_spec_that_is_not_a_prefix_lists_every_mismatch_at_its_key_path():
+    with pytest.raises(ValueError) as e:
+        jax.vmap(lambda d, e: d, in_axes=({"a": 0, "c": 0}, [0, 0]))(
+            {"a": jnp.arange(3.0), "b": 1.0}, [1.0, 2, 3]
+        )
+    assert str(e.value) == (
+        "vmap in_axes specification must be a tree prefix of the corresponding value; \n"
+        "  Mismatch details (2 found):\n"
+        "  pytree structure error: different pytree metadata at key path\n"
+        "    vmap in_axes[0]\n"
+        "At that key path, the prefix pytree vmap in_axes has a subtree of type\n"
+        "    <class 'dict'>\n"
+        "with metadata\n"
+        "    ('a', 'c')\n"
+        "but at the same key path the full pytree has a subtree of the same type but with metadata\n"
+        "    ('a', 'b')\n"
+        "so the diff in the metadata at these pytree nodes is\n"
+        "    - ('a', 'c')\n"
+        "    ?        ^\n\n"
+        "    + ('a', 'b')\n"
+        "    ?        ^\n\n"
+        "  pytree structure error: different lengths of list at key path\n"
+        "    vmap in_axes[1]\n"
+        "At that key path, the prefix pytree vmap in_axes has a subtree of type list of length 2, but the "
+        "full pytree has a subtree of the same type but of length 3."
+    )
+    with pytest.raises(ValueError, match=re.escape("different types at key path\n    vmap out_axes\n")):
+        jax.vmap(lambda d: d, out_axes=({"x": 0},))({"a": jnp.arange(3.0)})
+    with pytest.raises(
+        TypeError, match=re.escape("positional arguments passed to the function, but got {'a': 0}.")
+    ):
+        jax.vmap(lambda d: d, in_axes={"a": 0})({"a": jnp.arange(3.0)})

@@ -74,7 +74,7 @@ def compute_on2(
     from ..compute_on_primitive import compute_on_p
     from ..core import get_aval
     from ..jit_primitive import _hoist_tracer_consts
-    from ..pytree.prefix import broadcast_prefix
+    from ..pytree.prefix import axes_prefix_error, broadcast_prefix
     from ..staging import trace_to_jaxpr
     from ..tree_util import tree_flatten, tree_unflatten
 
@@ -89,14 +89,11 @@ def compute_on2(
 
         with compute_on(compute_type):
             closed, consts = _hoist_tracer_consts(trace_to_jaxpr(flat, [get_aval(x) for x in leaves]))
+        full = tree_unflatten(out_tree[0], [0] * out_tree[0].num_leaves)
         try:
-            spaces = broadcast_prefix(
-                out_memory_spaces, tree_unflatten(out_tree[0], [0] * out_tree[0].num_leaves)
-            )
-        except ValueError as e:
-            raise ValueError(
-                f"compute_on out_memory_spaces specification must be a tree prefix of the corresponding value; {e}"
-            ) from None
+            spaces = broadcast_prefix(out_memory_spaces, full)
+        except ValueError:
+            raise axes_prefix_error("compute_on out_memory_spaces", out_memory_spaces, full) from None
         outs = compute_on_p.bind(
             *consts,
             *leaves,

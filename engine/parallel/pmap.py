@@ -29,6 +29,7 @@ from ..core import Array, ShapedArray, Tracer
 from ..lax import api as lax_api
 from ..random_primitives import random_unwrap, random_wrap
 from ..staging import displaying, note_staged_pmap
+from ..pytree.prefix import prefix_error
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from . import topology as _devices
 from .sharded import ShardedArray
@@ -94,21 +95,14 @@ class PmapFunction:
 
     def _flat_axes(self, dyn_args, kwargs):
         in_axes = self.in_axes
-        if isinstance(in_axes, tuple):
-            if len(in_axes) != len(dyn_args):
-                raise ValueError(
-                    f"pmap in_axes specification must be a tree prefix of the "
-                    f"corresponding value, got specification {in_axes} for value tree "
-                    f"of {len(dyn_args)} positional arguments"
-                )
-        else:
-            in_axes = (in_axes,) * len(dyn_args)
         try:
+            if in_axes is None or isinstance(in_axes, (int, np.integer)):
+                in_axes = (in_axes,) * len(dyn_args)
+            elif not isinstance(in_axes, tuple) or len(in_axes) != len(dyn_args):
+                raise ValueError  # (a container is a prefix of the arguments' tuple, as in JAX)
             axes = broadcast_prefix(in_axes, tuple(dyn_args), is_leaf=lambda x: x is None)
-        except ValueError as e:
-            raise ValueError(
-                f"pmap in_axes specification must be a tree prefix of the corresponding value: {e}"
-            ) from None
+        except ValueError:
+            raise _in_axes_error(self.in_axes, dyn_args, kwargs) from None
         return list(axes) + [0] * len(tree_flatten(kwargs)[0])
 
     def __call__(self, *args, **kwargs):
@@ -351,10 +345,8 @@ class PmapFunction:
                 tree_unflatten(out_tree, [0] * len(closed.out_avals)),
                 is_leaf=lambda x: x is None,
             )
-        except ValueError as e:
-            raise ValueError(
-                f"pmap out_axes specification must be a tree prefix of the corresponding value: {e}"
-            ) from None
+        except ValueError as e:  # (JAX's pmap lets broadcast_prefix's own error through)
+            raise e from None
         out_axes = tuple(
             None if o is None else _normalize_axis(o, a.ndim + 1, "out_axes")
             for o, a in zip(out_axes, closed.out_avals)
@@ -370,6 +362,26 @@ def _warm_signature(x):
     if t is np.ndarray:
         return t, x.shape, x.dtype
     return None
+
+
+def _in_axes_error(in_axes, dyn_args, kwargs) -> ValueError:
+    """JAX's: the first mismatch of ``(in_axes, 0)`` against ``(args, kwargs)``, explained."""
+    error = prefix_error("pmap in_axes", (in_axes, 0), (tuple(dyn_args), kwargs), lambda x: x is None)
+    msg = (error.args[0] if error else "pmap in_axes does not match the arguments") + (
+        "\n\nThe 'full pytree' here is the tuple of arguments passed positionally to the pmapped function, "
+        "and the value of `in_axes` must be a tree prefix of that tuple. But it was not a prefix."
+    )
+    if kwargs:
+        msg += (
+            "\n\nWhen some arguments are passed by keyword to the pmapped function, they are not included "
+            "in the comparison to `in_axes`. Instead, each argument passed by keyword is mapped over its "
+            "leading axis. See the description of `in_axes` in the `pmap` docstring: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html#jax.pmap"
+        )
+    return ValueError(
+        msg + "\n\nCheck that the value of the `in_axes` argument to `pmap` is a tree prefix of the tuple "
+        "of arguments passed positionally to the pmapped function."
+    )
 
 
 def _rank_error(ax, aval, i, n_leaves, dyn_args, in_axes_spec) -> str:

@@ -154,8 +154,8 @@ def broadcast_prefix(
     marks further leaves in ``prefix_tree``.
 
     Raises:
-      ValueError: if ``prefix_tree`` is not a prefix of ``full_tree``; the
-        message gives the position of the first difference and both structures.
+      ValueError: if ``prefix_tree`` is not a prefix of ``full_tree``: JAX's, at the key path
+        of the first difference.
 
     Example:
 
@@ -169,12 +169,8 @@ def broadcast_prefix(
     try:
         _flatten_up_to(prefix_def, full_tree, subtrees)
     except _Mismatch as e:
-        raise ValueError(
-            f"Tree prefix mismatch at {_path_str(e.path)}: {e.msg}.\n"
-            f"  prefix structure: {prefix_def!r}\n"
-            f"  full structure:   {tree_structure(full_tree)!r}\n"
-            f"The prefix must have the same containers as the full tree down to its leaves."
-        ) from None
+        error = prefix_error("broadcast_prefix prefix_tree", prefix_tree, full_tree, _none_or(is_leaf))
+        raise error or ValueError(f"Tree prefix mismatch at {_path_str(e.path)}: {e.msg}.") from None
     result: list[Any] = []
     for p, sub in zip(prefix_leaves, subtrees):
         n = len(tree_leaves(sub))
@@ -194,9 +190,30 @@ def prefix_error(name: str, prefix_tree: Any, full_tree: Any, is_leaf=None) -> V
         tree_map tree
     At that key path, the prefix pytree tree_map tree has a subtree of type tuple of length 3, ...
     """
+    errors = prefix_errors(name, prefix_tree, full_tree, is_leaf)
+    return errors[0] if errors else None
+
+
+def axes_prefix_error(name: str, prefix_tree: Any, full_tree: Any, is_leaf=None) -> ValueError:
+    """What JAX raises when an axis specification (``vmap in_axes``, ...) is not a prefix of the
+    value it describes: every mismatch, each at its key path."""
+    details = "\n  ".join(e.args[0] for e in prefix_errors(name, prefix_tree, full_tree, is_leaf))
+    errors = details.count("pytree structure error")
+    return ValueError(
+        f"{name} specification must be a tree prefix of the corresponding value; "
+        f"\n  Mismatch details ({errors} found):\n  {details}"
+    )
+
+
+def prefix_errors(name: str, prefix_tree: Any, full_tree: Any, is_leaf=None) -> list[ValueError]:
+    """JAX's ValueError for each place ``full_tree`` does not match ``prefix_tree`` (none below a
+    mismatch), in key-path order."""
     from .one_level import flatten_one_level, flatten_one_level_with_keys
 
+    found: list[Callable[[], str]] = []
+
     def first(path: tuple, prefix: Any, full: Any) -> Callable[[], str] | None:
+        """The mismatch at this node, else None after collecting its children's."""
         if tree_structure(prefix, is_leaf=is_leaf)._kind == _LEAF:
             return None
         at = f"    {name}{keystr(path)}\nAt that key path, the prefix pytree {name} has a subtree of type"
@@ -247,10 +264,10 @@ def prefix_error(name: str, prefix_tree: Any, full_tree: Any, is_leaf=None) -> V
                 f"nodes is\n{diff_lines}"
             )
         for k, c, fc in zip(keys, children, full_children):
-            found = first((*path, k), c, fc)
-            if found is not None:
-                return found
+            here = first((*path, k), c, fc)
+            if here is not None:
+                found.append(here)
         return None
 
-    found = first((), prefix_tree, full_tree)
-    return None if found is None else ValueError(found())
+    top = first((), prefix_tree, full_tree)
+    return [ValueError(message()) for message in ([top] if top is not None else found)]

@@ -288,7 +288,7 @@ def _repr(td: PyTreeDef) -> str:
         return f"CustomNode(OrderedDict[{td._data!r}], [" + ", ".join(kids) + "])"
     if k == _DEFAULTDICT:
         return f"CustomNode(defaultdict[{td._data!r}], [" + ", ".join(kids) + "])"
-    return f"CustomNode({td._type.type.__name__}[{td._data!r}], [" + ", ".join(kids) + "])"
+    return f"CustomNode({td._type.type.__name__}[{td._data}], [" + ", ".join(kids) + "])"
 
 
 def _sorted_keys(d: dict) -> tuple:
