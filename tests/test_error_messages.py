@@ -261,3 +261,22 @@ def test_a_vmap_axes_spec_that_is_not_a_prefix_lists_every_mismatch_at_its_key_p
         TypeError, match=re.escape("positional arguments passed to the function, but got {'a': 0}.")
     ):
         jax.vmap(lambda d: d, in_axes={"a": 0})({"a": jnp.arange(3.0)})
+
+
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        (lambda c, x: c, "~float32[]"),
+        (lambda c, x: (c,), "(ShapedArray(float32[], weak_type=True),)"),
+        (lambda c, x: {"a": c}, "{'a': ShapedArray(float32[], weak_type=True)}"),
+        (lambda c, x: None, "None"),
+    ],
+)
+def test_a_scan_body_that_does_not_return_a_pair_names_what_it_returned(body, shown):
+    with pytest.raises(TypeError, match=re.escape(f"scan body output must be a pair, got {shown}.")):
+        jax.lax.scan(body, 0.0, jnp.ones(3))
+
+
+def test_a_scan_body_returning_a_list_makes_scan_return_a_list():
+    out = jax.lax.scan(lambda c, x: [c + x, x], 0.0, jnp.ones(3))
+    assert type(out) is list and float(out[0]) == 3.0

@@ -12,7 +12,7 @@ from ..closed_call import call_of
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .structural import folding_converts
 from ..state.discharge import RefOperandPrimitive
 from ..state.types import AbstractRef
@@ -67,10 +67,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     def flat(*args):
         c = tree_unflatten(c_tree, args[: len(c_leaves)])
         x = tree_unflatten(x_tree, args[len(c_leaves) :])
-        carry, y = f(c, x)
+        out = f(c, x)
+        if type(out) not in (tuple, list) or len(out) != 2:
+            raise TypeError(f"scan body output must be a pair, got {_types_of(out)}.")
+        carry, y = out
         cl, ct = tree_flatten(carry)
         yl, yt = tree_flatten(y)
-        trees[:] = [ct, yt]
+        trees[:] = [ct, yt, type(out)]
         return [*cl, *yl]
 
     dbg = debug_info("scan", f, (init, xs))
@@ -105,7 +108,16 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     # (a stacked output that is a numpy xs is JAX's array of it: a copy, as its transfer; a read-only
     # carry comes back as the object given, as in JAX)
     ys = [next(ys_it) if k is None else _as_array(x_leaves[k]) for k in ys_from_xs]
-    return tree_unflatten(c_tree, carry), tree_unflatten(trees[1], ys)
+    return trees[2]((tree_unflatten(c_tree, carry), tree_unflatten(trees[1], ys)))  # (a list if f's was)
+
+
+def _types_of(out):
+    """The types of what a body returned, as JAX's message shows them (a lone array: its short type)."""
+    try:
+        types = tree_map(core.get_aval, out)
+    except TypeError:
+        return out
+    return str(types) if isinstance(types, core.ShapedArray) else types
 
 
 def _scan_length(lengths: list, length) -> int:
