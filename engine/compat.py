@@ -102,7 +102,10 @@ def _jax_getattr(name: str):
             return importlib.import_module(f"jax.{name}")
         except ImportError:
             pass
-    raise AttributeError(f"module 'jax' has no attribute {name!r} (the engine does not implement it)")
+    message = f"module 'jax' has no attribute {name!r}"  # (JAX's, for a name JAX lacks too)
+    raise AttributeError(
+        message + " (the engine does not implement it)" if name in _jax_public_names()["jax"] else message
+    )
 
 
 def _submodule_names() -> set[str]:

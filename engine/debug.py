@@ -21,11 +21,12 @@ tag each line with the device that printed it). Under ``pmap`` each device sets 
 from __future__ import annotations
 
 import copy
+import io
 import logging
 import string
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from typing import Any, Callable
 
 import numpy as np
@@ -75,8 +76,32 @@ def device_prints(device: int):
     device finished first.
     """
     lines: list[str] = []
+    printed = _Lines(lines)  # (what a callback prints itself: its stdout is /dev/null here)
     with device_context(device), capture(lambda text, _device: lines.append(text)):
-        yield lines
+        with redirect_stdout(printed):
+            yield lines
+    printed.close()
+
+
+class _Lines(io.TextIOBase):
+    """A stdout whose complete lines join ``lines`` in order (a last partial one when closed)."""
+
+    def __init__(self, lines: list[str]):
+        self.lines, self.partial = lines, ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *done, self.partial = (self.partial + text).split("\n")
+        self.lines.extend(done)
+        return len(text)
+
+    def close(self) -> None:
+        if self.partial:
+            self.lines.append(self.partial)
+            self.partial = ""
+        super().close()
 
 
 def replay_device_prints(prints_by_device: dict[int, list[str]]) -> None:

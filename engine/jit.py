@@ -80,7 +80,8 @@ class Traced:
     """``jit(f).trace(*args)``: the function staged to a jaxpr for these argument types."""
 
     def __init__(self, lowered: "Lowered"):
-        self.jaxpr = lowered.jaxpr
+        # (shown as make_jaxpr shows it: unread results as `_`, typed on a mesh with explicit axes)
+        self.jaxpr = as_shown(lowered.jaxpr, lowered.leaves, bool(lowered.args_on_mesh))
         self.fun_name = lowered.name
         self.out_tree = lowered.out_tree
         self.signature = lowered.signature  # (in_tree, argument names), for Compiled.input_formats
@@ -105,6 +106,7 @@ class Lowered:
         self.out_tree = out_tree
         # the arguments' layouts, when some are sharded over a mesh (the program runs per device)
         self.args_on_mesh = [a for a in args if getattr(a, "on_mesh", False)] and list(args)
+        self.leaves = list(args)
         self.signature: Any = None  # (in_tree, argument names) when lowered from a jit
         self.keep_unused = False  # (jit's options, for the module text)
         self.text_refusal: str | None = None  # (why the text cannot be JAX's: NotImplementedError)

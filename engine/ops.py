@@ -17,6 +17,7 @@ from . import core, lax
 from . import numpy as jnp
 from .lax.gather_scatter import GatherScatterMode
 from .numpy._indexing import scatter_update
+from .numpy._promote import check_arraylike
 
 __all__ = ["segment_max", "segment_min", "segment_prod", "segment_sum"]
 
@@ -48,11 +49,7 @@ def _segment_update(
     reducer,
     mode,
 ):
-    for what, arg in (("data", data), ("segment_ids", segment_ids)):
-        if isinstance(arg, (list, tuple)):
-            raise TypeError(
-                f"{name} requires ndarray or scalar arguments, got {type(arg).__name__} at {what}."
-            )
+    check_arraylike(name, data, segment_ids)
     mode = GatherScatterMode.FILL_OR_DROP if mode is None else mode
     data, segment_ids = jnp.asarray(data), jnp.asarray(segment_ids)
     if num_segments is None:

@@ -93,6 +93,7 @@ def _inexact(dtype) -> bool:
 
 core.x64_listeners.append(lambda on: _cache.clear())  # rules' constants take the flag's dtypes
 _GENERAL = object()  # cache value: this signature takes the general path
+GENERAL_PATH: set = set()  # primitives that always do (rules of user classes: they may need values)
 
 
 def _run(closed: ClosedJaxpr, args, concrete: bool) -> list:
@@ -236,6 +237,7 @@ class TapeTrace(Trace):
             lin = _GENERAL
             if (
                 primitive not in ad.partial_eval_rules
+                and primitive not in GENERAL_PATH
                 and not _has_subjaxprs(params)
                 and not primitive.defined_outside_engine
             ):

@@ -48,6 +48,36 @@ KNOWN_FAILURES.update(
     }
 )
 
+# JAX's tutorials rewritten after 0.10.2 (docs/new_docs), where they use what the engine lacks.
+_REDUCED = (
+    "PartitionSpec(unreduced=..., reduced=...) and pcast to 'unreduced'/'reduced' (JAX's sharding types "
+    "for sums left pending over a mesh axis) are not modelled"
+)
+_REMAT3 = (
+    "jax.config.update('jax_remat3', True) (an experimental remat built on hijax primitives) is accepted "
+    "and not modelled: JAX then names a checkpointed function's arguments args[i], stages "
+    "checkpoint_name as a call_hi_primitive and saves what its policy says differently"
+)
+_WITH_REFS = "jax.vjp(...).with_refs (cotangents accumulated into refs) is not implemented"
+KNOWN_FAILURES.update(
+    {
+        **{("new-201-shard-map", i): _REDUCED for i in (24,)},
+        **{
+            ("new-301-sharding-ad", i): _REDUCED for i in (2, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
+        },
+        **{("new-301-remat", i): _REMAT3 for i in (3, 6, 17, 18, 27)},
+        **{("new-301-refs", i): _WITH_REFS for i in (5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16)},
+        ("new-201-callbacks", 20): (
+            "a pure_callback under jit on a mesh runs on every device with the gathered operand (its print "
+            "comes once per device); JAX's runs once, on device 0"
+        ),
+        ("new-201-sharding", 34): (
+            "an eager auto_axes call reshards its arguments to the Auto mesh (their concrete sharding "
+            "replicated); JAX's mesh_cast keeps the data where it is and retypes it"
+        ),
+    }
+)
+
 _FINITE_DIFFERENCES = (
     "float32 central differences with eps=1e-4 turn one-ulp differences of log/exp into 1e-3"
 )
@@ -67,8 +97,10 @@ _PMAP_DEVICES = (
 )
 _DEVICE_CONTEXT = "a device program's error: the engine's message says which device and which pmap it ran"
 MESSAGE_DIFFERENCES: dict[tuple[str, int], str] = {
-    ("pytrees", 13): "the engine's message adds the comparison that failed and what to do",
-    ("common-gotchas", 30): "the engine's message says to wrap lists with jnp.array",
+    ("new-201-placement", 10): (
+        "a device_put inside jit onto another mesh's devices: JAX's message names the argument, its "
+        "typed shape, both device lists and the source line; the engine's names both meshes"
+    ),
     **{("ffi", i): _DEVICE_CONTEXT for i in (15, 17, 19)},
     ("pallas-tpu-core-map", 1): (
         "JAX's AttributeError for pltpu.create_tensorcore_mesh has an empty message; the engine's names the "

@@ -105,6 +105,7 @@ def call_primitives():
     from ..ad_checkpoint import checkpoint_p
     from ..closed_call import closed_call_p
     from ..custom_batching import custom_vmap_p
+    from ..experimental.hijax import call_hi_primitive_p
     from ..lax.composite_call import composite_p
     from ..lax.solves import linear_solve_p
     from ..linear_call import linear_call_p
@@ -118,6 +119,7 @@ def call_primitives():
         linear_call_p,
         composite_p,
         linear_solve_p,
+        call_hi_primitive_p,
     )
 
 
@@ -131,6 +133,10 @@ def inlined_body(eqn: JaxprEqn, ins: list) -> tuple[ClosedJaxpr, list]:
     if eqn.primitive is linear_solve_p:
         groups, b = _split(ins, p["const_lengths"])
         return p["jaxprs"].solve, [*groups.solve, *b]
+    if "_prim" in p:  # (a hijax primitive: its expansion)
+        from ..experimental.hijax import expansion
+
+        return expansion(p["_prim"]), ins
     inner = p[next(k for k in ("call_jaxpr", "call", "callee", "jaxpr") if k in p)]
     if type(inner) is Jaxpr:  # (remat2's param: an open jaxpr, its consts are inputs)
         inner = ClosedJaxpr(inner, [])

@@ -194,6 +194,12 @@ def suggestion_for(exc: BaseException, layer: str | None) -> str | None:
         )
     if "grad requires real- or complex-valued inputs" in msg:
         return "Pass float inputs to grad, e.g. 1.0 instead of 1, or use jnp.asarray(x, jnp.float32)."
+    if "sorting pytree dictionary keys" in msg:
+        return "A dict in a pytree needs keys of one orderable type (e.g. all str): JAX sorts them."
+    if "requires ndarray or scalar arguments" in msg:
+        return (
+            "jax.numpy functions take arrays, not Python lists or tuples: wrap them first, jnp.array([...])."
+        )
     if "Non-hashable static arguments" in msg:
         return "Static arguments must be hashable: pass a tuple instead of a list or array, or make it a regular argument."
     return None

@@ -41,10 +41,7 @@ def check_arraylike(name: str, *args):
                 f"{name} requires ndarray or scalar arguments, got {_REF_AS_JAX_SEES_IT} at position {i}."
             )
         if not is_arraylike(a):
-            raise TypeError(
-                f"{name} requires ndarray or scalar arguments, got {type(a).__name__} at "
-                f"position {i}. Wrap lists with jnp.array(...) first."
-            )
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} at position {i}.")
 
 
 def shape_of(x) -> tuple:

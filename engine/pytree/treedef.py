@@ -297,10 +297,8 @@ def _sorted_keys(d: dict) -> tuple:
         return tuple(sorted(keys))
     except TypeError as e:
         # JAX sorts dict keys too, and refuses keys that do not compare (e.g. 1 and 'a').
-        raise ValueError(
-            f"Comparator raised exception while sorting pytree dictionary keys: {e}. Use keys of "
-            f"one orderable type (e.g. all str) in a dict that is a pytree."
-        ) from e
+        # (JAX's words; the TypeError saying which keys is the cause, as in JAX)
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from e
 
 
 def _is_namedtuple_type(t: type) -> bool:

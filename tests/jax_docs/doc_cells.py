@@ -130,8 +130,22 @@ RST = {
     # the sparsify transformation's module page
     "jax-experimental-sparse-transform": "jax/experimental/sparse/transform.py",
 }
+# JAX's tutorials rewritten after 0.10.2 (docs/new_docs: "JAX 101" to "301"), read at a pinned commit
+# of its main branch and still recorded under JAX 0.10.2: a cell that needs a later JAX records what
+# 0.10.2 raises. page name -> the MyST notebook at NEW_DOCS_REF.
+NEW_DOCS_REF = "cec06d116c05f0d52adfceee3d3b730fdbcb0ce5"
+NEW_DOCS = {
+    f"new-{part}-{name}": f"docs/new_docs/{part}/{name}.md"
+    for part, names in {
+        "101": "arrays pytrees random state transformations",
+        "201": "callbacks control-flow debugging jit placement shard-map sharding",
+        "301": "cookbook custom-derivatives custom-jvp-vjp refs remat sharding-ad vjp-objects",
+    }.items()
+    for name in names.split()
+}
 PAGES.update(FENCED)
 PAGES.update(RST)
+PAGES.update(NEW_DOCS)
 
 # Why a cell is not run, decided from its text (the recorder adds: modules the reference venv lacks).
 _SKIP_PATTERNS = [
@@ -164,13 +178,17 @@ def checkout() -> pathlib.Path | None:
 
 
 def page_text(page: str, repo: pathlib.Path) -> str:
-    return file_text(PAGES[page], repo)
+    return file_text(PAGES[page], repo, page_ref(page))
 
 
-def file_text(path: str, repo: pathlib.Path) -> str:
-    """A file of JAX's repository at TAG."""
+def page_ref(page: str) -> str:
+    return NEW_DOCS_REF if page in NEW_DOCS else TAG
+
+
+def file_text(path: str, repo: pathlib.Path, ref: str = TAG) -> str:
+    """A file of JAX's repository at ``ref`` (TAG: the reference version's)."""
     return subprocess.run(
-        ["git", "--git-dir" if (repo / "HEAD").exists() else "-C", str(repo), "show", f"{TAG}:{path}"],
+        ["git", "--git-dir" if (repo / "HEAD").exists() else "-C", str(repo), "show", f"{ref}:{path}"],
         check=True,
         capture_output=True,
         text=True,

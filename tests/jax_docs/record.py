@@ -56,7 +56,7 @@ def record(page: str, repo: pathlib.Path) -> dict:
             if a != b:
                 cell["unscored"] = "output differs between two runs of JAX (timing, ids, threads)"
         cells.append(cell)
-    return {"page": page, "source": f"{docs.TAG}:{docs.PAGES[page]}", "cells": cells}
+    return {"page": page, "source": f"{docs.page_ref(page)}:{docs.PAGES[page]}", "cells": cells}
 
 
 def main(pages: list[str]):

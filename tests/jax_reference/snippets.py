@@ -2163,3 +2163,7 @@ SNIPPETS["argument_errors"] = ARGUMENT_ERRORS
 from snippets_shape_rules import SHAPE_RULES  # noqa: E402
 
 SNIPPETS["shape_rules"] = SHAPE_RULES
+
+from snippets_hijax import HIJAX  # noqa: E402
+
+SNIPPETS["hijax"] = HIJAX
