@@ -796,3 +796,4 @@ from .backward_pass import transposing as transposing  # noqa: E402
 # (last: reverse mode and the eager tape it uses build on this module)
 from .pullback import VJP as VJP, Pullback as Pullback, linear_transpose_flat as linear_transpose_flat  # noqa: E402
 from .pullback import linearize_vjp_flat as linearize_vjp_flat, vjp_flat as vjp_flat  # noqa: E402
+from .vjp_function import DidntWant, DontWant, GradRef, GradValue  # noqa: E402,F401  (jax.ad's)

@@ -141,7 +141,11 @@ def _public_dir(alias: str, names) -> list[str]:
     """``dir()`` of an engine module under its jax name: the public names JAX's module has (and the
     dunders), not the engine's own submodules, imports and helpers."""
     public = _jax_public_names().get(alias)
-    return sorted(n for n in names if public is None or n in public or (n[:2] == "__" and n[-2:] == "__"))
+    dunder = lambda n: n[:2] == "__" and n[-2:] == "__" and n not in _HOOKS  # noqa: E731
+    return sorted(n for n in names if public is None or n in public or dunder(n))
+
+
+_HOOKS = frozenset({"__dir__", "__getattr__"})  # (the engine's module hooks, not names of JAX's)
 
 
 def set_overrides(names: dict[str, Any]) -> Callable[[], None]:

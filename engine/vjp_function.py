@@ -94,6 +94,29 @@ def split_residuals(residuals: Sequence[Any], primals: Sequence[Any], args_tree)
     return args_res, opaque, tuple(spec)
 
 
+# What ``VJP.with_refs`` is told per input, and what it answers (``jax.ad``'s).
+@dataclasses.dataclass(frozen=True)
+class GradValue:
+    """Return this input's cotangent as a value."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DontWant:
+    """This input's cotangent is not wanted."""
+
+
+@register_dataclass
+@dataclasses.dataclass(frozen=True)
+class GradRef:
+    """The cotangent went into the ref given for it."""
+
+
+@register_dataclass
+@dataclasses.dataclass(frozen=True)
+class DidntWant:
+    """The cotangent was not wanted."""
+
+
 @register_pytree_node_class
 class VJP:
     """``f_vjp`` of ``y, f_vjp = jax.vjp(f, *xs)``: ``f_vjp(ct)`` pulls the cotangent ``ct`` of
@@ -142,6 +165,10 @@ class VJP:
                     f"{got.strip_weak_type()}, but expected {want.strip_weak_type()} because the "
                     f"corresponding output of the differentiated function had JAX type {a.strip_weak_type()}"
                 )
+        for a in b.in_avals:  # (JAX 0.10.2 takes no ref's cotangent as a value, with_refs or not)
+            inner = getattr(a, "inner_aval", None)
+            if inner is not None:
+                raise ValueError(f"Expected cotangent type {a} but got {inner.strip_weak_type()}")
         if b.aux_avals:  # (aux outputs: no cotangent)
             ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]
         in_backward[0] += 1
@@ -158,6 +185,31 @@ class VJP:
             cts_in = [c if s is None else _typed_as_primal(c, s) for c, s in zip(cts_in, b.layouts)]
         args_ct, _ = unflatten_args(b.in_tree, cts_in)
         return tuple(args_ct)
+
+    def with_refs(self, *wanted):
+        """``f_vjp`` that delivers each input's cotangent as ``wanted`` says, one entry per input:
+        a ``Ref`` accumulates it (the result says ``GradRef()``), ``jax.ad.GradValue()`` returns
+        it, ``jax.ad.DontWant()`` drops it (``DidntWant()``)."""
+        flat, tree = tree_flatten(wanted, is_leaf=lambda x: isinstance(x, (GradValue, DontWant)))
+        if tree != self.backward.in_tree.children()[0]:
+            raise ValueError(f"with_refs takes one entry per input of the function: {self.backward.in_tree}")
+
+        def pull(ct, *extra):
+            cts, _ = tree_flatten(self(ct, *extra))
+            out = []
+            for want, c in zip(flat, cts):
+                if isinstance(want, DontWant):
+                    out.append(DidntWant())
+                elif isinstance(want, GradValue):
+                    out.append(c)
+                else:  # a ref: accumulated into, as JAX's RefAccum
+                    from .state.primitives import ref_addupdate
+
+                    ref_addupdate(want, None, c)
+                    out.append(GradRef())
+            return tree.unflatten(out)
+
+        return pull
 
     def tree_flatten(self):
         return (self.args_res, self.opaque_residuals), self.backward

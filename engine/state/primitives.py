@@ -294,7 +294,8 @@ def _addupdate_impl(ref: Ref, val: Value, *idx: Value, tree: PyTreeDef) -> list[
     _check_value(ref.aval, core.get_aval(val), indexer, [core.get_aval(i) for i in idx], "addupdate")
     assert ref._buf is not None
     np.add.at(ref._buf, _np_index(ref, indexer, idx), core.to_numpy(val))
-    ref._written = True
+    if not core.get_aval(val).weak_type:  # (adding a weakly typed value keeps a weak ref weak, as in JAX)
+        ref._written = True
     return []
 
 
