@@ -31,6 +31,7 @@ from . import ad, batching, core, ir
 from .backends.rows import INTERPRETER_ONLY
 from .core import Array, Primitive, ShapedArray
 from .errors import JaxRuntimeError
+from .parallel import host_calls
 from .tree_util import tree_flatten, tree_unflatten
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
@@ -55,6 +56,11 @@ class _FlatCallback:
     callback_func: Callable[..., Any]
     in_tree: Any  # the (args, kwargs) tree of callback_func's arguments
     result_tree: Any = dataclasses.field(default=None, repr=False, compare=False)
+    # (its number for the simulated devices, which call it on the host: engine.parallel.host_calls)
+    host_number: int = dataclasses.field(default=-1, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "host_number", host_calls.register(self))
 
     def __call__(self, *vals) -> list:
         args, kwargs = tree_unflatten(self.in_tree, list(vals))
@@ -150,13 +156,18 @@ _logger = logging.getLogger("jax._src.callback")  # (JAX's logger, which reports
 
 
 def _impl(p, *args, callback, result_avals, **_):
+    if host_calls.on_device():  # (a simulated device: the host runs it, as JAX's host does)
+        return _checked(host_calls.call(callback.host_number, p.name, args), result_avals)
+    return _checked(host_run(callback, p.name, args), result_avals)
+
+
+def host_run(callback, name: str, args) -> list:
+    """The callback's flat results; what it raised, as XLA's runtime reports it."""
     try:
-        outs = callback(*[a if isinstance(a, Array) else Array(np.asarray(a)) for a in args])
+        return callback(*[a if isinstance(a, Array) else Array(np.asarray(a)) for a in args])
     except BaseException as e:
-        _logger.exception(f"jax.{p.name} failed")  # (JAX logs it, then lets it propagate)
+        _logger.exception(f"jax.{name} failed")  # (JAX logs it, then lets it propagate)
         failed = e
-    else:
-        return _checked(outs, result_avals)
     raise runtime_error(failed)  # (JAX runs these callbacks in compiled code even eagerly)
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from . import ad, batching, core, ir
 from .backends.rows import Special, lowerings
 from .core import Array, Primitive
+from .parallel import host_calls
 from .tree_util import tree_flatten, tree_unflatten
 
 _logger = logging.getLogger("jax._src.debugging")  # (JAX's logger: users' logging configs name it)
@@ -220,7 +221,11 @@ def _in_compiled_program() -> bool:
 
 @debug_callback_p.def_impl
 def _debug_callback_impl(*args, callback: Callable, effect, partitioned: bool):
-    _call_back(callback, args)
+    number = getattr(callback, "host_number", None)
+    if number is not None and host_calls.on_device():  # (the host runs it: engine.parallel.host_calls)
+        host_calls.call(number, "debug_callback", args)
+    else:
+        _call_back(callback, args)
     return []
 
 
@@ -324,6 +329,7 @@ def debug_callback(
             callback(*a, **kw)
             return ()
 
+        _flat_callback.host_number = host_calls.register(_flat_callback)  # type: ignore[attr-defined]
         effect = ordered_debug_effect if ordered else debug_effect
         dyn_args = _eager_operands(dyn_args)
         debug_callback_p.bind(*dyn_args, callback=_flat_callback, effect=effect, partitioned=partitioned)

@@ -143,3 +143,50 @@ def test_debug_callback_gets_python_numbers_weakly_typed_when_run_eagerly():
         [weak_i32, f32],
         [weak_f32],
     ]
+
+
+def test_callbacks_on_the_simulated_devices_run_on_the_host():
+    """Under pmap and shard_map the program runs in the devices' processes; its callbacks run in
+    the host's, as JAX's do: what they append is the program's list, what they print comes out
+    device by device in program order, and what they raise is the runtime's error."""
+    import contextlib
+    import io
+
+    n = min(jax.device_count(), 4)
+    if n < 2:
+        pytest.skip("needs several simulated devices")
+    seen = []
+
+    def record(v):
+        seen.append(float(v))
+        print("callback", float(v))
+        return np.asarray(v * 2)
+
+    def body(x):
+        jax.debug.print("before {}", x)
+        y = io_callback(record, jax.ShapeDtypeStruct((), jnp.float32), x)
+        jax.debug.callback(lambda v: seen.append(-float(v)), y)
+        return y
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ys = jax.pmap(body)(jnp.arange(float(n)))
+    np.testing.assert_array_equal(np.asarray(ys), 2 * np.arange(n))
+    assert sorted(seen) == sorted([float(i) for i in range(n)] + [-2.0 * i for i in range(n)])
+    assert out.getvalue().split("\n")[:4] == ["before 0.0", "callback 0.0", "before 1.0", "callback 1.0"]
+
+    mesh = jax.make_mesh((n,), ("i",))
+    seen.clear()
+    jax.shard_map(
+        lambda x: jax.debug.callback(lambda v: seen.append(np.asarray(v).tolist()), x),
+        mesh=mesh,
+        in_specs=jax.P("i"),
+        out_specs=jax.P(),
+    )(jax.device_put(jnp.arange(float(n)), jax.NamedSharding(mesh, jax.P("i"))))
+    assert sorted(seen) == [[float(i)] for i in range(n)]
+
+    def boom(v):
+        raise ValueError("boom")
+
+    with pytest.raises(JaxRuntimeError, match="ValueError: boom"):
+        jax.pmap(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct((), jnp.float32), x))(jnp.arange(float(n)))

@@ -98,6 +98,7 @@ class Program:
         "name",
         "compiled",
         "input_operands",
+        "calls_host",
     )
 
     def __init__(self, closed, name, axis_name, axis_size, device_count, nested=True, axes=None, eager=False):
@@ -116,6 +117,7 @@ class Program:
             self.names = {axis_name: 0, _dim_name(0): 0}
         self.slot_bytes = programs.slot_bytes_for(closed, self.mesh)
         self.input_operands = programs.input_operands(closed.jaxpr)
+        self.calls_host = programs.calls_python(closed.jaxpr)  # (its callbacks ask the host: host_calls)
         try:
             self.key, self.payload = programs.dumps(closed)
         except (pickle.PicklingError, TypeError, AttributeError):

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import core, narrow_dtypes
 from ..ir import ClosedJaxpr, Jaxpr, Var, holds_jaxprs, subjaxprs
+from . import host_calls
 
 
 class _Pickler(pickle.Pickler):
@@ -30,6 +31,8 @@ class _Pickler(pickle.Pickler):
         # a class presented under JAX's path (core.jax_class_path): by where it is (no `jax` there)
         if isinstance(obj, type) and "_engine_origin" in vars(obj):
             return _engine_class, vars(obj)["_engine_origin"]
+        if not isinstance(obj, type) and hasattr(obj, "host_number"):
+            return host_calls.stub(obj)  # (run on the host: engine.parallel.host_calls)
         return NotImplemented
 
 

@@ -175,10 +175,11 @@ class Control:
         w[GEN] = gen
         _wake(self.addr(GEN))
 
-    def wait_done(self, n: int, check) -> None:
-        """Until ``n`` devices reported done; ``check()`` runs on every wake-up or timeout. No
-        spinning: the devices need the cores more than the host needs a faster wake-up."""
-        self.wait_at_least(DONE, n, check, 0.1, spin=0.0)
+    def wait_done(self, n: int, check, interval: float = 0.1) -> None:
+        """Until ``n`` devices reported done; ``check()`` runs on every wake-up or timeout (every
+        ``interval`` seconds). No spinning: the devices need the cores more than the host needs a
+        faster wake-up."""
+        self.wait_at_least(DONE, n, check, interval, spin=0.0)
 
     def abort(self) -> None:
         self.words[ABORT] = 1

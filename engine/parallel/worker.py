@@ -22,7 +22,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import canonical_dtypes, debug
-from . import collectives, programs, sync
+from . import collectives, host_calls, programs, sync
 
 PROGRAM_CACHE = 256
 
@@ -198,6 +198,7 @@ def main(runtime, slot: int, conn, host_pid: int, last: int) -> None:
     set_blas_threads(blas_threads(runtime.n))  # normally inherited from the host: a no-op
     _reset_engine_state()
     _drop_inherited_descriptors(runtime, conn)
+    host_calls.connect(conn, lambda: sync._wake(runtime.control.addr(sync.DONE)))  # (callbacks run there)
     # The host's heap came along with the fork: keep the collector from ever scanning it (full
     # collections would take milliseconds and copy every page they touch).
     gc.freeze()
