@@ -189,4 +189,6 @@ def test_callbacks_on_the_simulated_devices_run_on_the_host():
         raise ValueError("boom")
 
     with pytest.raises(JaxRuntimeError, match="ValueError: boom"):
-        jax.pmap(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct((), jnp.float32), x))(jnp.arange(float(n)))
+        jax.pmap(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct((), jnp.float32), x))(
+            jnp.arange(float(n))
+        )
