@@ -156,7 +156,7 @@ _logger = logging.getLogger("jax._src.callback")  # (JAX's logger, which reports
 
 
 def _impl(p, *args, callback, result_avals, **_):
-    if host_calls.on_device():  # (a simulated device: the host runs it, as JAX's host does)
+    if host_calls.runs_on_host(callback):  # (a simulated device: the host runs it, as JAX's host does)
         return _checked(host_calls.call(callback.host_number, p.name, args), result_avals)
     return _checked(host_run(callback, p.name, args), result_avals)
 

@@ -221,9 +221,8 @@ def _in_compiled_program() -> bool:
 
 @debug_callback_p.def_impl
 def _debug_callback_impl(*args, callback: Callable, effect, partitioned: bool):
-    number = getattr(callback, "host_number", None)
-    if number is not None and host_calls.on_device():  # (the host runs it: engine.parallel.host_calls)
-        host_calls.call(number, "debug_callback", args)
+    if host_calls.runs_on_host(callback):  # (the host runs it: engine.parallel.host_calls)
+        host_calls.call(callback.host_number, "debug_callback", args)
     else:
         _call_back(callback, args)
     return []

@@ -30,10 +30,19 @@ _link: list[tuple[Any, Callable[[], None]] | None] = [None]
 
 
 def register(callback: Any) -> int:
-    """A number for ``callback`` (held weakly: a program that can still run holds the callback)."""
+    """A number for ``callback`` (held weakly: a program that can still run holds the callback);
+    negative for one a device made itself (tracing a rule's expansion there), which it runs itself:
+    the host does not have it."""
     n = next(_numbers)
+    if on_device():
+        return -1 - n
     _callbacks[n] = callback
     return n
+
+
+def runs_on_host(callback: Any) -> bool:
+    """Whether a device calls ``callback`` through the host."""
+    return on_device() and getattr(callback, "host_number", -1) >= 0
 
 
 class HostCallback:
