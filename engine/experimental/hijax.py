@@ -36,7 +36,7 @@ from ..core import ShapedArray  # noqa: F401  (jax.experimental.hijax.ShapedArra
 from .. import errors
 from ..custom_derivatives import _eval_call
 from ..staging import trace_to_jaxpr
-from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from ..tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 Zero = ad.Zero  # (a symbolic zero cotangent, as a backward rule receives it)
 
@@ -377,12 +377,8 @@ def _batch(axis_size, vals, dims, *, _prim):
         args,
         tree_unflatten(_prim.in_tree, in_dims),
     )
-    out_flat, out_tree = tree_flatten(out)
-    dims_flat = tree_map(lambda d: d, out_dims, is_leaf=lambda d: d is None)
-    dims_flat = [d for d in tree_flatten(dims_flat, is_leaf=lambda d: d is None)[0]]
-    if len(dims_flat) == 1 and len(out_flat) > 1:
-        dims_flat = dims_flat * len(out_flat)
-    return out_flat, [batching.not_mapped if d is None else d for d in dims_flat]
+    dims_flat = broadcast_prefix(out_dims, out)  # (an output dim per output, None: not mapped)
+    return tree_flatten(out)[0], [batching.not_mapped if d is None else d for d in dims_flat]
 
 
 ad.jvp_rules[call_hi_primitive_p] = _jvp
