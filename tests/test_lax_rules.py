@@ -684,6 +684,7 @@ TESTED_ELSEWHERE = {
     },
     "custom_jvp_call": "tests/test_custom_derivatives.py",
     "custom_vmap_call": "tests/test_jax_reference.py",
+    **{p: "tests/test_hijax.py" for p in ("call_hi_primitive", "call_hi_primitive_linearized")},
     "composite": "tests/test_jax_reference.py",  # (snippets api_gaps: eval, jaxprs, jit, lowering, errors)
     "linear_call": "tests/test_jax_reference.py",  # (snippets symbolic_zeros: eval, jvp, grad, jit, transpose)  # (snippets custom_batching: eager, jit, jvp, vmap)
     "custom_vjp_call": "tests/test_custom_derivatives.py",
