@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import ad, batching, core, ir, tape
-from ..backends.rows import Special, lowerings
+from ..backends.rows import INTERPRETER_ONLY, Special, lowerings
 from ..core import ShapedArray  # noqa: F401  (jax.experimental.hijax.ShapedArray)
 from .. import errors
 from ..custom_derivatives import _eval_call
@@ -359,6 +359,9 @@ def _linearized_transpose(cts, *args, _prim, num_res, bwd, out_avals, in_zeros):
 
 
 call_hi_primitive_linearized_p.def_impl(_forward_mode)
+INTERPRETER_ONLY[call_hi_primitive_linearized_p.name] = (
+    "linearization residue of a hijax primitive: transposed away before any executable runs"
+)
 batching.batch_rules[call_hi_primitive_linearized_p] = lambda axis_size, vals, dims, **p: _forward_mode(**p)
 ad.transpose_rules[call_hi_primitive_linearized_p] = _linearized_transpose
 ir.pp_params_rules[call_hi_primitive_linearized_p] = lambda eqn: [
