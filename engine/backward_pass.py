@@ -112,7 +112,7 @@ def _backward_pass(
         return type(x) is UndefPrimal or isinstance(x, CotangentAccumulator)
 
     typed: dict = {}
-    if typed_undefined[0] and any(type(a) is UndefPrimal and hasattr(a.aval, "sharding") for a in args):
+    if typed_undefined[0] and _may_be_laid_out(args):
         from .parallel.explicit_types import typed_vars  # (a cycle if imported at the top)
 
         typed = typed_vars(jaxpr, args)  # (on an explicit mesh: what transpose rules lay out as)
@@ -163,3 +163,26 @@ def _backward_pass(
                 if type(x) is Var and type(primal_env[x]) is UndefPrimal:
                     write_cotangent(x, ct)
     return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
+
+
+def _may_be_laid_out(args) -> bool:
+    """Whether any of a linear program's arguments may lie on an explicit mesh (a typed undefined
+    primal, an array on a mesh, a value staged by a ``jit`` of sharded arguments or under a mesh
+    context), so that its variables are worth typing: a replicated primal's cotangent is laid out
+    by the residuals it meets (``x @ w``'s gradient in ``w``)."""
+    from .sharding import get_abstract_mesh
+    from .staging import staged_var
+
+    if get_abstract_mesh().explicit_axes:
+        return True
+    for a in args:
+        if type(a) is UndefPrimal:
+            if hasattr(a.aval, "sharding"):
+                return True
+        elif isinstance(a, core.Tracer):
+            staged = staged_var(a)
+            if staged is not None and staged[0].in_shardings:
+                return True
+        elif getattr(a, "on_mesh", False):
+            return True
+    return False

@@ -153,9 +153,13 @@ def batched_sharding(s: Any, dim: Any, ndim: int) -> Any:
     unsplit dimensions; a sharding splitting nothing is kept as it is."""
     from .sharding import NamedSharding, PartitionSpec
 
-    if not isinstance(dim, int) or not isinstance(s, NamedSharding) or all(e is None for e in s.spec):
+    if (
+        not isinstance(dim, int)
+        or not isinstance(s, NamedSharding)
+        or all(e is None for e in s.spec.partitions)
+    ):
         return s
-    entries = [*s.spec, *[None] * (ndim - 1 - len(s.spec))]
+    entries = [*s.spec.partitions, *[None] * (ndim - 1 - len(s.spec))]
     entries.insert(dim, None)
     while entries and entries[-1] is None:
         entries.pop()

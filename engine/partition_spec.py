@@ -2,8 +2,8 @@
 
 As JAX's since 0.7 it is not a tuple (``isinstance(P('x'), tuple)`` is False) but reads like one:
 ``len``, iteration, indexing, ``+`` with another spec or a tuple (giving a spec), ``index`` and
-``count``. A spec with ``unreduced`` axes refuses iteration and indexing, as JAX's does, since the
-entries alone would drop them: code reads ``spec.partitions`` instead.
+``count``. A spec with ``unreduced`` or ``reduced`` axes refuses iteration and indexing, as JAX's
+does, since the entries alone would drop them: code reads ``spec.partitions`` instead.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ class PartitionSpec:
     P('batch', None)
     """
 
-    __slots__ = ("partitions", "unreduced")
+    __slots__ = ("partitions", "unreduced", "reduced")
 
-    def __init__(self, *partitions, unreduced=frozenset()):
+    def __init__(self, *partitions, unreduced=frozenset(), reduced=frozenset()):
         # As JAX canonicalizes them: a list is a tuple, () is None and a 1-tuple its axis, so
         # P(("x",)) == P("x") and P(["x", "y"]) == P(("x", "y")).
         partitions = tuple(_canonical_entry(p) for p in partitions)
@@ -60,30 +60,35 @@ class PartitionSpec:
                 raise TypeError(
                     f"PartitionSpec entries must be axis names, tuples of them or None; got {p!r}"
                 )
-        if not isinstance(unreduced, (set, frozenset)):
-            raise TypeError(
-                f"unreduced argument of PartitionSpec should of type `frozenset` or `set`. Got type {unreduced}"
-            )
-        # (mesh axes over which the value is a sum of the devices' pieces)
-        self.partitions, self.unreduced = partitions, frozenset(unreduced)
+        for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+            if not isinstance(axes, (set, frozenset)):
+                raise TypeError(
+                    f"{name} argument of PartitionSpec should of type `frozenset` or `set`. Got type {axes}"
+                )
+        # unreduced: mesh axes over which the value is a sum of the devices' pieces; reduced: axes
+        # over which it is replicated with an unreduced cotangent
+        unreduced, reduced = frozenset(unreduced), frozenset(reduced)
+        _check(partitions, unreduced, reduced)
+        self.partitions, self.unreduced, self.reduced = partitions, unreduced, reduced
 
     def __init_subclass__(cls, *args, **kwargs):
         raise TypeError("Subclassing `jax.P` is prohibited.")
 
     def __reduce__(self):
-        return (_spec, (self.partitions, self.unreduced))
+        return (_spec, (self.partitions, self.unreduced, self.reduced))
 
     def __repr__(self):
         pr = repr(self.partitions)[1:-1]
-        if not self.unreduced:
+        if not self.unreduced and not self.reduced:
             return f"P({pr})"
         pr = "" if not pr else f"{pr} " if pr.endswith(",") else f"{pr}, "
-        return f"P({pr}unreduced={set(self.unreduced)!r})"
+        sets = [f"{k}={set(v)!r}" for k, v in (("unreduced", self.unreduced), ("reduced", self.reduced)) if v]
+        return f"P({pr}{', '.join(sets)})"
 
     __str__ = __repr__
 
     def _whole(self, what: str) -> tuple:
-        if self.unreduced:  # (JAX: the entries alone would lose the unreduced axes)
+        if self.unreduced or self.reduced:  # (JAX: the entries alone would lose these axes)
             raise ValueError(
                 f"Using {what} is dangerous when PartitionSpec has non-empty unreduced/reduced set. "
                 f"Please use {'spec.partitions[...]' if what == 'pspec[...]' else '*spec.partitions'}"
@@ -102,16 +107,29 @@ class PartitionSpec:
     def __add__(self, other):
         if isinstance(other, PartitionSpec):
             return PartitionSpec(
-                *self.partitions, *other.partitions, unreduced=self.unreduced | other.unreduced
+                *self.partitions,
+                *other.partitions,
+                unreduced=self.unreduced | other.unreduced,
+                reduced=self.reduced | other.reduced,
             )
         if isinstance(other, tuple):
-            return PartitionSpec(*self._whole("+"), *other)
+            self._no_tuple(other, "__add__")
+            return PartitionSpec(*self.partitions, *other)
         raise NotImplementedError
 
     def __radd__(self, other):
         if not isinstance(other, tuple):
             raise NotImplementedError
-        return PartitionSpec(*other, *self._whole("+"))
+        self._no_tuple(other, "__radd__")
+        return PartitionSpec(*other, *self.partitions)
+
+    def _no_tuple(self, other, method):
+        for name in ("unreduced", "reduced"):
+            if getattr(self, name):
+                raise TypeError(
+                    f"other {other} cannot be of instance `tuple` when self {self} has {name} in "
+                    f"`{method}` of PartitionSpec."
+                )
 
     def index(self, value):
         return self.partitions.index(_canonical_entry(value))
@@ -119,24 +137,30 @@ class PartitionSpec:
     def count(self, value):
         return self.partitions.count(_canonical_entry(value))
 
-    def update(self, partitions=None, unreduced=None) -> "PartitionSpec":
+    def update(self, partitions=None, unreduced=None, reduced=None) -> "PartitionSpec":
         return PartitionSpec(
             *(self.partitions if partitions is None else partitions),
             unreduced=self.unreduced if unreduced is None else unreduced,
+            reduced=self.reduced if reduced is None else reduced,
         )
+
+    def to_ct_spec(self) -> "PartitionSpec":
+        """The spec of a cotangent of a value laid out by this one: unreduced and reduced swap."""
+        return self.update(unreduced=self.reduced, reduced=self.unreduced)
 
     def __eq__(self, other):
         return (
             type(other) is PartitionSpec
             and self.partitions == other.partitions
             and self.unreduced == other.unreduced
+            and self.reduced == other.reduced
         )
 
     def __ne__(self, other):
         return not self == other
 
     def __hash__(self):
-        return hash(("PartitionSpec", self.partitions, self.unreduced))
+        return hash(("PartitionSpec", self.partitions, self.unreduced, self.reduced))
 
     def _normalized_spec_for_aval(self, ndim: int) -> "PartitionSpec":
         return self.update(partitions=(*self.partitions, *([None] * (ndim - len(self.partitions)))))
@@ -146,5 +170,29 @@ PartitionSpec.UNCONSTRAINED = UNCONSTRAINED  # type: ignore[attr-defined]
 P = PartitionSpec
 
 
-def _spec(partitions, unreduced):
-    return PartitionSpec(*partitions, unreduced=unreduced)
+def _spec(partitions, unreduced, reduced=frozenset()):
+    return PartitionSpec(*partitions, unreduced=unreduced, reduced=reduced)
+
+
+def _check(partitions, unreduced, reduced) -> None:
+    """JAX's checks: unreduced and reduced name mesh axes, neither each other's nor a partition's."""
+    if not unreduced and not reduced:
+        return
+    for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+        if None in axes:
+            raise ValueError(
+                f"{name} cannot contain None. All elements in {name} should refer to the mesh axes."
+            )
+    if unreduced & reduced:
+        raise ValueError(
+            "`unreduced` and `reduced` argument to PartitionSpec cannot overlap. "
+            f"Got unreduced: {unreduced} and reduced: {reduced}"
+        )
+    for entry in partitions:
+        for p in entry if isinstance(entry, tuple) else (entry,):
+            for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+                if p in axes:
+                    raise ValueError(
+                        f"partitions cannot overlap with {name} axes passed to PartitionSpec. "
+                        f"Got partitions: {partitions} and {name} axes: {axes}"
+                    )

@@ -125,7 +125,21 @@ def _type_str(aval, sharding) -> str:
     for d, n in enumerate(aval.shape):
         axes = [a for a in (spec[d] if spec else ()) if a in explicit]
         dims.append(f"{n}@{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}" if axes else str(n))
-    return f"{aval.dtype.name}{aval._space()}[{','.join(dims)}]"
+    return f"{aval.dtype.name}{aval._space()}[{','.join(dims)}]{partial_str(sharding)}"
+
+
+def partial_str(sharding) -> str:
+    """``{U:X}``, ``{R:(X,Y)}``: the mesh axes (in the mesh's order) over which a value laid out by
+    ``sharding`` is unreduced (a sum of the devices' pieces) or reduced, as JAX's types print them."""
+    spec = getattr(sharding, "spec", None)
+    if not isinstance(spec, PartitionSpec) or not (spec.unreduced or spec.reduced):
+        return ""
+    parts = []
+    for tag, axes in (("U", spec.unreduced), ("R", spec.reduced)):
+        named = [a for a in sharding.mesh.axis_names if a in axes]
+        if named:
+            parts.append(f"{tag}:{named[0] if len(named) == 1 else '(' + ','.join(named) + ')'}")
+    return "{" + ", ".join(parts) + "}"
 
 
 def context_sharding(ndim: int) -> NamedSharding | None:
@@ -149,7 +163,7 @@ def typed_layout(x) -> NamedSharding | None:
     """The sharding the type of ``x``, a value being staged, names on a context mesh with explicit
     axes (JAX's ``x.aval.sharding``, which ``full_like`` lays its result out by); else None."""
     s = staged_layout(x)
-    return s if s is not None and any(s.spec) else None
+    return s if s is not None and any(s.spec.partitions) else None
 
 
 def staged_layout(x) -> NamedSharding | None:
@@ -215,11 +229,12 @@ def typeof(x):
         mesh = current  # (auto_axes / explicit_axes change the axis types)
     explicit = set(mesh.explicit_axes)
     spec = [spec_entry([a for a in axes if a in explicit]) for axes in sharding._normalized(aval.ndim)]
+    held = sharding.spec
     return ShardedShapedArray(
         aval.shape,
         aval.dtype,
         aval.weak_type,
-        NamedSharding(mesh, PartitionSpec(*spec)),
+        NamedSharding(mesh, PartitionSpec(*spec, unreduced=held.unreduced, reduced=held.reduced)),
         memory_space=aval.memory_space,
     )
 

@@ -308,7 +308,9 @@ class NamedSharding(Sharding):
                 spec = PartitionSpec(*spec)
             else:
                 raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
-        used = [a for entry in spec.partitions for a in _axes_of(entry)] + sorted(spec.unreduced)
+        used = [a for entry in spec.partitions for a in _axes_of(entry)] + sorted(
+            spec.unreduced | spec.reduced
+        )
         for a in used:
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: {mesh.axis_names}.")
@@ -332,11 +334,14 @@ class NamedSharding(Sharding):
             and self.mesh == other.mesh
             and self._normalized(8) == other._normalized(8)
             and self.spec.unreduced == other.spec.unreduced
+            and self.spec.reduced == other.spec.reduced
             and self.memory_kind == other.memory_kind
         )
 
     def __hash__(self):
-        return hash((self.mesh, tuple(self._normalized(8)), self.spec.unreduced, self.memory_kind))
+        return hash(
+            (self.mesh, tuple(self._normalized(8)), self.spec.unreduced, self.spec.reduced, self.memory_kind)
+        )
 
     def _normalized(self, ndim):
         spec = list(self.spec.partitions) + [None] * (ndim - len(self.spec))
@@ -344,7 +349,7 @@ class NamedSharding(Sharding):
 
     def with_spec(self, spec) -> "NamedSharding":
         if not isinstance(spec, PartitionSpec):
-            spec = PartitionSpec(*spec, unreduced=self.spec.unreduced)
+            spec = PartitionSpec(*spec, unreduced=self.spec.unreduced, reduced=self.spec.reduced)
         return NamedSharding(self.mesh, spec, memory_kind=self.memory_kind)
 
     @property

@@ -558,7 +558,8 @@ def _layout_param(out_sharding, ndim: int, what: str):
         here is not None
         and isinstance(out_sharding, NamedSharding)
         and getattr(out_sharding.mesh, "abstract_mesh", out_sharding.mesh) == here.mesh
-        and all(p is None for p in out_sharding.spec)
+        and all(p is None for p in out_sharding.spec.partitions)
+        and not (out_sharding.spec.unreduced or out_sharding.spec.reduced)
     ):
         return here
     return as_sharding(out_sharding, what)

@@ -264,8 +264,12 @@ def _dot_transpose_lhs(
     if typed is not None:
         from ..sharding import NamedSharding, PartitionSpec, spec_entry
 
-        spec = typed._normalized(x_ndim)
-        typed = NamedSharding(typed.mesh, PartitionSpec(*[spec_entry(spec[o]) for o in unsorted]))
+        spec, held = typed._normalized(x_ndim), typed.spec
+        # (the cotangent's type: unreduced where the primal is reduced, and the other way round)
+        entries = [spec_entry(spec[o]) for o in unsorted]
+        typed = NamedSharding(
+            typed.mesh, PartitionSpec(*entries, unreduced=held.reduced, reduced=held.unreduced)
+        )
     res = lax.dot_general(
         g, y, dims, precision=precision, preferred_element_type=preferred_element_type, out_sharding=typed
     )
@@ -355,7 +359,7 @@ def _dot_batch(
     dn, out_dim = batch_dim_nums(ndims, dims, dimension_numbers)
     params = dict(precision=precision, preferred_element_type=preferred_element_type, out_sharding=None)
     if out_sharding is not None:  # the batch dimension is not split
-        spec = list(out_sharding.spec) + [None] * (len(out_sharding.spec) <= out_dim)
+        spec = list(out_sharding.spec.partitions) + [None] * (len(out_sharding.spec) <= out_dim)
         spec.insert(out_dim, None)
         params["out_sharding"] = out_sharding.with_spec(spec[: max(len(spec), out_dim + 1)])
     return dot_general_p.bind(x, y, dimension_numbers=dn, **params), out_dim

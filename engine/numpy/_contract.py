@@ -534,7 +534,10 @@ def einsum(
 
         out_labels = contractions[-1][2].split("->")[1]
         sharding = as_sharding(out_sharding, "einsum")
-        laid_out = (sharding, dict(zip(out_labels, sharding.spec._normalized_spec_for_aval(len(out_labels)))))
+        laid_out = (
+            sharding,
+            dict(zip(out_labels, sharding.spec._normalized_spec_for_aval(len(out_labels)).partitions)),
+        )
     for k, (indices, removed_set, einstr, *_) in enumerate(contractions):
         removed = sorted(removed_set)
         ins, result = einstr.split("->")

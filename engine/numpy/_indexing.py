@@ -577,7 +577,7 @@ def _slice_layout(x, slice_axes):
     typed = type_sharding(x) if isinstance(x, Tracer) else None
     if typed is None:
         return None
-    spec = list(typed.spec) + [None] * (x.ndim - len(typed.spec))
+    spec = list(typed.spec.partitions) + [None] * (x.ndim - len(typed.spec))
     return typed.with_spec(PartitionSpec(*[None if a is None else spec[a] for a in slice_axes]))
 
 

@@ -447,7 +447,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     axis = concrete_int(axis, "'axis' argument of jnp.repeat()")
     if out_sharding is None and get_abstract_mesh().explicit_axes:
         typed = typeof(a).sharding
-        if typed.spec[axis] is not None:
+        if typed.spec.partitions[axis] is not None:
             raise ValueError("Please pass sharding to `jnp.repeat` via `out_sharding` parameter.")
         out_sharding = P() if typed.mesh.empty else typed.spec
     body = functools.partial(_repeat, axis=axis, total_repeat_length=total_repeat_length)

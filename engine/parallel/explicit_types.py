@@ -22,6 +22,7 @@ from ..ad import UndefPrimal, typed_undefined
 from ..ir import ClosedJaxpr, Jaxpr, Literal
 from ..sharding import Mesh, NamedSharding, PartitionSpec, spec_entry
 from ..sharded_types import ShardedShapedArray
+from .partial_types import reduced_of, unreduced_of
 
 
 def typed_avals(closed: ClosedJaxpr, args: Sequence, sliced: int = 0) -> tuple[list, list] | None:
@@ -88,9 +89,10 @@ def _typed(mesh: Mesh, aval, spec):
     """``aval`` typed by ``spec``'s explicit axes (as it is where it names none)."""
     explicit = set(mesh.explicit_axes)
     typed = [tuple(a for a in axes if a in explicit) for axes in spec]
-    if not any(typed) or not isinstance(aval, core.ShapedArray):
+    u, r = unreduced_of(spec), reduced_of(spec)
+    if not (any(typed) or u or r) or not isinstance(aval, core.ShapedArray):
         return aval
-    sharding = NamedSharding(mesh, PartitionSpec(*[spec_entry(t) for t in typed]))
+    sharding = NamedSharding(mesh, PartitionSpec(*[spec_entry(t) for t in typed], unreduced=u, reduced=r))
     return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding)
 
 

@@ -42,7 +42,9 @@ from ..sharding import Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 from ..sharding import spec_entry as _entry
 from ..source_info import in_backward, raised_for
 from ..staging import trace_to_jaxpr
+from . import partial_types
 from .named import NamedShardedArray
+from .partial_types import convert, convert_first, unreduced_of, reduced_of, with_partial
 from .result_shardings import mesh_result_shardings, used_arguments
 from .runtime import get_runtime
 from . import sharded_jit
@@ -137,7 +139,10 @@ class MeshContext:
 
 
 def spec_of(sharding: NamedSharding, ndim: int) -> Spec:
-    return tuple(tuple(axes) for axes in sharding._normalized(ndim))
+    spec = sharding.spec
+    return with_partial(
+        tuple(tuple(axes) for axes in sharding._normalized(ndim)), spec.unreduced, spec.reduced
+    )
 
 
 def sharding_of(mesh: Mesh, spec: Spec) -> NamedSharding:
@@ -148,7 +153,9 @@ def sharding_of(mesh: Mesh, spec: Spec) -> NamedSharding:
     if not mesh.explicit_axes:
         while entries and entries[-1] is None:
             entries.pop()
-    return NamedSharding(mesh, PartitionSpec(*entries))
+    return NamedSharding(
+        mesh, PartitionSpec(*entries, unreduced=unreduced_of(spec), reduced=reduced_of(spec))
+    )
 
 
 spmd_rules: dict[core.Primitive, Callable] = {}
@@ -304,11 +311,14 @@ def laid_out(rule, key: str):
         finally:
             ctx.explicit = checked
         want = spec_of(target, len(out.spec))
-        if out.spec != want:  # (a layout whose parts do not divide a dimension: JAX's refusal)
+        if tuple(out.spec) != tuple(want):  # (a layout whose parts do not divide a dimension: JAX's refusal)
             from ..sharded_types import check_divides
 
             check_divides(ctx.global_shape(core.get_aval(out.val).shape, out.spec), target)
-        return out if out.spec == want else Sharded(_to_spec(ctx, out, want), want)
+        if out.spec == want:
+            return out
+        out = convert_first(ctx, out, want)
+        return Sharded(convert(ctx, _to_spec(ctx, out, want), out.spec, want), want)
 
     return laid
 
@@ -347,6 +357,8 @@ def _dot_general(ctx, prim, vals, params):
         lv = lhs.val if tuple(lspec) == lhs.spec else _to_spec(ctx, lhs, tuple(lspec))
         rv = rhs.val if tuple(rspec) == rhs.spec else _to_spec(ctx, rhs, tuple(rspec))
         out = Sharded(prim.bind(lv, rv, **_local_params(params)), tuple(out_spec))
+        # (an unreduced out_sharding keeps the partial sums over its axes: JAX's rule checked it names them)
+        summed = tuple(a for a in summed if a not in unreduced_of(out_sharding and out_sharding.spec))
         if summed:
             out = _reduce_summed(ctx, out, summed, out_sharding)
     if out_sharding is not None:
@@ -480,6 +492,7 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
                 and not sharded_jit.call_mesh(eqn)  # (a nested jit's shardings lay out even these)
                 and not _lays_out_inside(eqn)
                 and all(not any(x.spec) for x in vals)
+                and not partial_types.involved(vals, eqn.params)
             ):  # nothing to split
                 outs = prim.bind(*[x.val for x in vals], **_local_params(eqn.params))
                 outs = outs if prim.multiple_results else [outs]
@@ -494,6 +507,8 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
                 if res is ctx.gathered:  # (the rule's result is a gathered typed split, as it came)
                     ctx.untyped = True
                 outs = res if isinstance(res, list) else [res]
+                if partial_types.involved(vals, eqn.params) and not _sets_states(eqn):
+                    outs = partial_types.typed_outs(ctx, prim, vals, eqn.params, outs)
         ctx.explicit = checked
         for v, o in zip(eqn.out_binders, outs):
             env[v] = o
@@ -502,6 +517,14 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
 
 # Primitives whose rule runs even on replicated operands (they set a layout themselves).
 _always_ruled: set = set()
+
+
+def _sets_states(eqn) -> bool:
+    """Whether ``eqn``'s rule says itself which of its results are unreduced or reduced (a
+    ``reshard``; a call, loop or ``shard_map``, from its body)."""
+    from ..ir import subjaxprs
+
+    return eqn.primitive in _always_ruled or next(subjaxprs(eqn), None) is not None
 
 
 def _lays_out_inside(eqn) -> bool:
@@ -621,13 +644,6 @@ def run_sharded(
     mesh = _arg_mesh(kept) or mesh_of_jaxpr(closed)
     if mesh is None:
         return None
-    for a in args:
-        if isinstance(a, NamedShardedArray) and a.sharding.spec.unreduced:
-            raise NotImplementedError(
-                f"{name}: an operand is unreduced over {sorted(a.sharding.spec.unreduced)} (a sum not yet "
-                "taken); the engine computes on reduced values only: jax.reshard it to a spec without "
-                "unreduced= first"
-            )
     t0 = time.perf_counter()
     ctx = MeshContext(mesh, checks)
     in_specs = [_spec_of(a, ctx, aval.ndim) for a, aval in zip(args, closed.in_avals)]

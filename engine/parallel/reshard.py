@@ -13,6 +13,7 @@ from ..device_put_primitive import device_put_p
 from ..ir import ClosedJaxpr, Literal
 from ..sharding import Mesh, NamedSharding, PartitionSpec, _arranged
 from ..staging import trace_to_jaxpr
+from .partial_types import _states_str, convert, convert_first
 from .partition import (
     MeshContext,
     Sharded,
@@ -42,7 +43,27 @@ reshard_p = core.Primitive("reshard")
 # runs per device, laid out by the partitioner)
 reshard_p.def_impl(lambda x, **params: x if params["concrete_mesh"] is None else _put(x, _target(params)))
 reshard_p.def_abstract_eval(lambda x, **_: x)
-ad.deflinear(reshard_p, lambda ct, x, **_: [ct])  # values are unchanged: so are cotangents
+
+
+def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh):
+    """Values are unchanged, so are cotangents; but a cast to reduced (or unreduced) makes the
+    cotangent unreduced (reduced): it is resharded back to the type of ``x``'s cotangent, which is
+    where the backward pass's ``psum`` runs (JAX's ``reshard(ct, x.aval.to_ct_aval().sharding)``)."""
+    spec = dst_sharding.spec
+    if not (spec.unreduced or spec.reduced) or type(ct) is ad.Zero:
+        return [ct]
+    typed = getattr(x.aval, "sharding", None)
+    mesh = concrete_mesh if concrete_mesh is not None else dst_sharding.mesh
+    if isinstance(typed, NamedSharding):
+        back = PartitionSpec(
+            *typed.spec.partitions, unreduced=typed.spec.reduced, reduced=typed.spec.unreduced
+        )
+    else:  # (replicated: the engine's types carry no spec there)
+        back = PartitionSpec(*[None] * x.aval.ndim)
+    return [reshard_p.bind(ct, dst_sharding=NamedSharding(dst_sharding.mesh, back), concrete_mesh=mesh)]
+
+
+ad.deflinear(reshard_p, _reshard_transpose)
 _always_ruled.add(reshard_p)
 ir.pp_params_rules[reshard_p] = lambda eqn: []  # (JAX prints a reshard without parameters: the type says it)
 _host_only.add(reshard_p)
@@ -68,7 +89,7 @@ def _target(params) -> NamedSharding:
 
 def _reshard_batch(axis_size, vals, dims, *, dst_sharding, concrete_mesh):
     (x,), (d,) = vals, dims
-    spec = list(dst_sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(dst_sharding.spec))
+    spec = list(dst_sharding.spec.partitions) + [None] * (core.get_aval(x).ndim - 1 - len(dst_sharding.spec))
     spec.insert(d, None)  # the batch dimension is not split
     return reshard_p.bind(x, dst_sharding=dst_sharding.with_spec(spec), concrete_mesh=concrete_mesh), d
 
@@ -96,7 +117,11 @@ def _reshard_to(ctx, x, sharding):
     else:
         _check_mesh(ctx, sharding, "reshard inside jit")
         spec = spec_of(sharding, len(x.spec))
-    return Sharded(x.val if spec == x.spec else _to_spec(ctx, x, spec), spec, view)
+    if spec == x.spec:
+        return Sharded(x.val, spec, view)
+    x = convert_first(ctx, x, spec)  # (a sum over the axes it stops being unreduced over: first)
+    val = x.val if tuple(spec) == tuple(x.spec) else _to_spec(ctx, x, spec)
+    return Sharded(convert(ctx, val, x.spec, spec), spec, view)
 
 
 spmd_rules[reshard_p] = _reshard_rule
@@ -150,7 +175,7 @@ def _constraint_batch(axis_size, vals, dims, *, sharding, unconstrained_dims, **
     from ..sharding import UNCONSTRAINED
 
     (x,), (d,) = vals, dims
-    spec = list(sharding.spec) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
+    spec = list(sharding.spec.partitions) + [None] * (core.get_aval(x).ndim - 1 - len(sharding.spec))
     spec.insert(d, UNCONSTRAINED)
     dims_after = frozenset({d} | {u + (u >= d) for u in unconstrained_dims})
     out = sharding_constraint_p.bind(
@@ -386,7 +411,8 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     types = {}
     explicit = set(mesh.explicit_axes)
     for v, x in env.items():
-        if type(v) is Literal or not any(set(axes) & explicit for axes in x.spec):
+        states = _states_str(ctx, x.spec)
+        if type(v) is Literal or not (states or any(set(axes) & explicit for axes in x.spec)):
             continue
         dims = []
         for n, axes in zip(v.aval.shape, x.spec):
@@ -394,5 +420,5 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
             dims.append(
                 f"{n}@{shown[0] if len(shown) == 1 else '(' + ','.join(shown) + ')'}" if shown else str(n)
             )
-        types[v] = f"{core.dtype_short(v.aval.dtype)}[{','.join(dims)}]"
+        types[v] = f"{core.dtype_short(v.aval.dtype)}[{','.join(dims)}]{states}"
     return types

@@ -342,7 +342,7 @@ def jit_sharding_attrs(in_shardings: Any, out_shardings: Any, closed: Any, out_t
     meshes = {(tuple(s.mesh.axis_names), tuple(int(k) for k in s.mesh.axis_sizes)) for s in ins + outs}
     if len(meshes) != 1 or any(t is not AxisType.Auto for s in ins + outs for t in s.mesh.axis_types):
         return None
-    if any(getattr(s.spec, "unreduced", None) or UNCONSTRAINED in tuple(s.spec) for s in ins + outs):
+    if any(s.spec.unreduced or s.spec.reduced or UNCONSTRAINED in s.spec.partitions for s in ins + outs):
         return None
 
     def attr(s: Any, aval: Any) -> str:
