@@ -181,7 +181,7 @@ def _may_be_laid_out(args) -> bool:
                 return True
         elif isinstance(a, core.Tracer):
             staged = staged_var(a)
-            if staged is not None and staged[0].in_shardings:
+            if staged is not None and any(hasattr(s, "mesh") for s in staged[0].in_shardings.values()):
                 return True
         elif getattr(a, "on_mesh", False):
             return True

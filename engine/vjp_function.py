@@ -239,9 +239,14 @@ def explicit_layout(x):
 
 
 def _typed_as_primal(ct, sharding):
-    """``ct`` laid out by its primal's ``sharding``: moved there (a ``reshard``, staged under ``jit``)
-    only where the backward pass left it elsewhere (a cotangent made of constants)."""
+    """``ct`` laid out by its primal's ``sharding`` (unreduced where the primal is reduced, and
+    the other way round): moved there (a ``reshard``, staged under ``jit``) only where the backward
+    pass left it elsewhere (a cotangent made of constants)."""
     from .sharding import reshard
+
+    spec = sharding.spec
+    if spec.unreduced or spec.reduced:
+        sharding = sharding.with_spec(spec.to_ct_spec())
 
     if isinstance(ct, core.Tracer):
         from .parallel.reshard import traced_sharding

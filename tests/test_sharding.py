@@ -728,8 +728,12 @@ def test_unreduced_values_sum_over_their_axes():
         np.testing.assert_array_equal(np.asarray(sh.data), want)
     np.testing.assert_array_equal(np.asarray(u), xn)  # the blocks of a y-group add up to the value
     assert repr(u).startswith("Array(shape=(8, 4), dtype=float32, sharding=NamedSharding(")
-    with pytest.raises(NotImplementedError, match="unreduced"):
-        u * 2
+    with pytest.raises(
+        ShardingTypeError, match="RHS should be reduced along the same axes LHS is unreduced on"
+    ):
+        u * 2  # (JAX's mul rule: only a reduced factor keeps a product of partial sums a partial sum)
+    with pytest.raises(NotImplementedError, match="unreduced rule for sin is not implemented"):
+        jnp.sin(u)
     r = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(m, spec))  # not split over y: y=0 holds it
     assert [float(np.asarray(sh.data).sum()) for sh in r.addressable_shards] == [8.0, 0.0] * 4
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..core import ShapedArray
 from ..sharding import PartitionSpec
 from ..staging import trace_to_jaxpr
+from .partial_types import reduced_of, unreduced_of, with_partial
 from .partition import MeshContext, Sharded, _entry, _fallback, _interpret, partition
 
 
@@ -34,9 +35,16 @@ def _partitioned(ctx: MeshContext, closed, in_specs: list):
 
 
 def _keeps(part, specs: list) -> bool:
-    return [tuple(s) for s in part.out_specs[: len(specs)]] == specs and all(
-        v is None for v in part.out_views
-    )
+    return list(part.out_specs[: len(specs)]) == specs and all(v is None for v in part.out_views)
+
+
+def _sliced(spec):
+    """The spec of a scanned slice (unreduced or reduced as the whole)."""
+    return with_partial(spec[1:], unreduced_of(spec), reduced_of(spec))
+
+
+def _stacked(spec):
+    return with_partial(((), *spec), unreduced_of(spec), reduced_of(spec))
 
 
 def _scan(ctx, prim, vals, params):
@@ -50,21 +58,21 @@ def _scan(ctx, prim, vals, params):
             raise ValueError(f"0th dimension of all xs should be replicated. Got {typed}")
     if any(x.spec and x.spec[0] for x in xs):
         return _fallback(ctx, prim, vals, params)
-    carry_specs = [tuple(x.spec) for x in vals[nc : nc + nk]]
-    in_specs = [x.spec for x in vals[: nc + nk]] + [tuple(x.spec[1:]) for x in xs]
+    carry_specs = [x.spec for x in vals[nc : nc + nk]]
+    in_specs = [x.spec for x in vals[: nc + nk]] + [_sliced(x.spec) for x in xs]
     part = partition(body, ctx, in_specs)
     if not _keeps(part, carry_specs):
         return _fallback(ctx, prim, vals, params)
     part = _partitioned(ctx, body, in_specs)
     outs = prim.bind(*[x.val for x in vals], **dict(params, jaxpr=part.local))
-    specs = carry_specs + [((), *s) for s in part.out_specs[nk:]]
+    specs = carry_specs + [_stacked(s) for s in part.out_specs[nk:]]
     return [Sharded(o, s) for o, s in zip(outs, specs)]
 
 
 def _while(ctx, prim, vals, params):
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
     cc, bc, carry = vals[:nc], vals[nc : nc + nb], vals[nc + nb :]
-    carry_specs = [tuple(x.spec) for x in carry]
+    carry_specs = [x.spec for x in carry]
     body_specs = [x.spec for x in bc] + carry_specs
     cond_specs = [x.spec for x in cc] + carry_specs
     body, cond = (
@@ -83,7 +91,7 @@ def _cond(ctx, prim, vals, params):
     index, ops = vals[0], vals[1:]
     in_specs = [x.spec for x in ops]
     parts = [partition(b, ctx, in_specs) for b in params["branches"]]
-    specs = [tuple(s) for s in parts[0].out_specs]
+    specs = list(parts[0].out_specs)
     if any(index.spec) or not all(_keeps(p, specs) for p in parts):
         return _fallback(ctx, prim, vals, params)
     parts = [_partitioned(ctx, b, in_specs) for b in params["branches"]]

@@ -81,7 +81,9 @@ def convert(ctx, val, have, want):
     split = tuple(a for a in ctx.mesh.axis_names if a in unreduced_of(want) - unreduced_of(have))
     if split:
         first = lax.eq(lax_parallel.axis_index(split[0] if len(split) == 1 else split), 0)
-        val = lax.select(lax.broadcast_in_dim(first, core.get_aval(val).shape, ()), val, lax.zeros_like(val))
+        val = lax.select(
+            lax.broadcast_in_dim(first, core.get_aval(val).shape, ()), val, lax.full_like(val, 0)
+        )
     return val
 
 
@@ -245,7 +247,7 @@ def _dot_general(ctx, vals, params):
         )
     out_sharding = params.get("out_sharding")
     unreduced = getattr(getattr(out_sharding, "spec", None), "unreduced", _EMPTY)
-    if unreduced:
+    if unreduced and ctx.explicit:
         (lc, rc), _ = params["dimension_numbers"]
         lspec = tuple(_entry(_explicit(ctx, lhs.spec[d])) for d in lc)
         rspec = tuple(_entry(_explicit(ctx, rhs.spec[d])) for d in rc)

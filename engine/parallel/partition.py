@@ -194,7 +194,8 @@ def _to_spec(ctx: MeshContext, x: Sharded, spec: Spec):
 
 
 def _gathered(ctx, x: Sharded):
-    return _to_spec(ctx, x, _replicated(len(x.spec)))
+    """The whole value of ``x`` on every device (summed first where it is unreduced)."""
+    return _to_spec(ctx, convert_first(ctx, x, ()), _replicated(len(x.spec)))
 
 
 def _fallback(ctx, prim, vals, params):
@@ -357,10 +358,16 @@ def _dot_general(ctx, prim, vals, params):
         lv = lhs.val if tuple(lspec) == lhs.spec else _to_spec(ctx, lhs, tuple(lspec))
         rv = rhs.val if tuple(rspec) == rhs.spec else _to_spec(ctx, rhs, tuple(rspec))
         out = Sharded(prim.bind(lv, rv, **_local_params(params)), tuple(out_spec))
-        # (an unreduced out_sharding keeps the partial sums over its axes: JAX's rule checked it names them)
-        summed = tuple(a for a in summed if a not in unreduced_of(out_sharding and out_sharding.spec))
+        # An unreduced out_sharding keeps the partial sums over its axes (JAX's rule checks that it
+        # names the contraction's: where the program is not checked, a whole result is split up).
+        unreduced = unreduced_of(out_sharding and out_sharding.spec)
+        partial = frozenset(a for a in summed if a in unreduced)
+        summed = tuple(a for a in summed if a not in unreduced)
         if summed:
             out = _reduce_summed(ctx, out, summed, out_sharding)
+        if unreduced - partial:
+            val = convert(ctx, out.val, with_partial(out.spec, partial), with_partial(out.spec, unreduced))
+            out = Sharded(val, out.spec)
     if out_sharding is not None:
         _check_mesh(ctx, out_sharding, "dot_general's out_sharding")
         want = spec_of(out_sharding, len(out.spec))

@@ -336,7 +336,7 @@ def traced_sharding(tracer) -> NamedSharding | None:
     seeds = builder.in_shardings
     if var in seeds:
         return seeds[var]
-    mesh = next((s.mesh for s in seeds.values() if isinstance(s.mesh, Mesh)), None)
+    mesh = next((s.mesh for s in seeds.values() if isinstance(getattr(s, "mesh", None), Mesh)), None)
     for eqn in builder.eqns:
         if mesh is not None:
             break

@@ -1,0 +1,143 @@
+"""Unreduced and reduced values on an explicit mesh (JAX's "Autodiff and sharding" tutorial): a
+contraction that stops before its sum, the linear operations that keep a value unreduced and the
+others that refuse it, and a cast to reduced that makes a gradient come out unreduced so that one
+``reshard`` sums it, in a loop too. Values are checked against numpy and against the same
+program with replicated weights; the tutorial's printed types and jaxprs are in the docs suite."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import engine as jax
+import engine.numpy as jnp
+from engine.parallel.partition import ShardingTypeError
+from engine.sharding import PartitionSpec as P
+
+A = np.arange(4.0, dtype=np.float32).reshape(2, 2)
+B = np.arange(4.0, 8.0, dtype=np.float32).reshape(2, 2)
+
+
+@pytest.fixture
+def mesh():
+    with jax.set_mesh(jax.make_mesh((2,), ("X",))) as m:
+        yield m
+
+
+def _operands():
+    return jax.device_put(A, P(None, "X")), jax.device_put(B, P("X", None))
+
+
+def test_partition_spec_states():
+    spec = P(None, unreduced={"X"}, reduced={"Y"})
+    assert (
+        repr(spec) == "P(None, unreduced={'X'}, reduced={'Y'})"
+        and repr(P(reduced={"X"})) == "P(reduced={'X'})"
+    )
+    assert spec.to_ct_spec() == P(None, unreduced={"Y"}, reduced={"X"}) and spec != P(None, unreduced={"X"})
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    with pytest.raises(ValueError, match="partitions cannot overlap with reduced axes"):
+        P("X", reduced={"X"})
+    with pytest.raises(ValueError, match="cannot overlap"):
+        P(unreduced={"X"}, reduced={"X"})
+    with pytest.raises(ValueError, match="Please use \\*spec.partitions"):
+        tuple(P(None, reduced={"X"}))
+
+
+def test_a_contraction_left_unreduced_holds_partial_sums(mesh):
+    a, b = _operands()
+    c = jnp.einsum("ij,jk->ik", a, b, out_sharding=P(None, None, unreduced={"X"}))
+    assert str(jax.typeof(c)) == "float32[2,2]{U:X}"
+    # device k multiplied its column of a by its row of b
+    for k, shard in enumerate(c.addressable_shards):
+        np.testing.assert_array_equal(np.asarray(shard.data), np.outer(A[:, k], B[k]))
+    np.testing.assert_array_equal(np.asarray(jax.reshard(c, P(None, None))), A @ B)
+    c2 = jnp.einsum("ij,jk->ik", 2.0 * a, b, out_sharding=P(None, None, unreduced={"X"}))
+    total = c + c2  # sums of partial sums are partial sums of the sum
+    assert str(jax.typeof(total)) == "float32[2,2]{U:X}"
+    np.testing.assert_allclose(np.asarray(jax.reshard(total, P(None, None))), 3 * A @ B)
+    assert str(jax.typeof(c.T)) == "float32[2,2]{U:X}" and str(jax.typeof(jnp.sum(c))) == "float32[]{U:X}"
+    np.testing.assert_allclose(np.asarray(jax.reshard(jnp.sum(c, axis=0), P(None))), (A @ B).sum(0))
+
+
+def test_nonlinear_operations_refuse_an_unreduced_value(mesh):
+    a, b = _operands()
+    c = jnp.einsum("ij,jk->ik", a, b, out_sharding=P(None, None, unreduced={"X"}))
+    with pytest.raises(NotImplementedError, match="unreduced rule for cos is not implemented"):
+        jnp.cos(c)
+    with pytest.raises(NotImplementedError, match="unreduced rule for sub is not implemented"):
+        c - c
+    with pytest.raises(ShardingTypeError, match="lhs is unreduced while rhs is not"):
+        c + jnp.ones((2, 2))
+    with pytest.raises(ShardingTypeError, match="lhs or rhs passed to dot_general cannot be unreduced"):
+        c @ c
+
+
+def test_reduced_is_replicated_in_the_forward_pass(mesh):
+    w = jax.reshard(jnp.asarray(A), P(None, None, reduced={"X"}))
+    assert str(jax.typeof(w)) == "float32[2,2]{R:X}"
+    for shard in w.addressable_shards:  # a full copy on every device
+        np.testing.assert_array_equal(np.asarray(shard.data), A)
+    assert (
+        str(jax.typeof(jnp.tanh(w))) == "float32[2,2]{R:X}"
+        and str(jax.typeof(w * 2.0)) == "float32[2,2]{R:X}"
+    )
+    with pytest.raises(ShardingTypeError, match="Inputs cannot be replicated on the same axes"):
+        w + jnp.ones((2, 2))
+    # a replicated value made unreduced: device 0 keeps it, the others hold zeros
+    u = jax.reshard(jnp.asarray(A), P(unreduced={"X"}))
+    assert [float(np.asarray(s.data).sum()) for s in u.addressable_shards] == [A.sum(), 0.0]
+
+
+def _data_parallel():
+    x = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P("X", None))
+    w = jax.device_put(np.arange(8.0, dtype=np.float32).reshape(4, 2) / 10, P(None, None))
+    return w, x
+
+
+def test_a_reduced_cast_places_the_gradients_sum(mesh):
+    w, x = _data_parallel()
+
+    def loss(w, x):
+        return jnp.sum((x @ w) ** 2)
+
+    def loss_reduced(w, x):
+        return loss(jax.reshard(w, P(None, None, reduced={"X"})), x)
+
+    want = 2 * np.asarray(x).T @ (np.asarray(x) @ np.asarray(w))
+    for g in (jax.grad(loss_reduced), jax.jit(jax.grad(loss_reduced))):
+        dw = g(w, x)
+        assert str(jax.typeof(dw)) == "float32[4,2]"  # (the cast's transpose sums it back)
+        np.testing.assert_allclose(np.asarray(dw), want, rtol=1e-6)
+    text = str(jax.jit(jax.grad(loss_reduced)).trace(w, x).jaxpr)
+    assert "f32[4,2]{R:X} = reshard a" in text and "f32[2,4]{U:X} = dot_general" in text
+    assert text.rstrip().endswith("l:f32[4,2] = reshard k\n  in (l,) }")
+    # without the cast the dot sums inside: no unreduced value anywhere
+    assert "{U:X}" not in str(jax.jit(jax.grad(loss)).trace(w, x).jaxpr)
+
+
+def test_unreduced_gradients_accumulate_over_a_loop(mesh):
+    def loss(ws, batch):
+        out, _ = jax.lax.scan(lambda h, w: (jnp.tanh(h @ w), None), batch, ws)
+        return jnp.sum(out**2)
+
+    def step(ws, xs, reduced):
+        def microbatch(acc, x):
+            g = jax.grad(loss)(ws, x)
+            if reduced:
+                assert jax.typeof(g).sharding.spec.unreduced == {"X"}
+            return acc + g, None
+
+        acc = jnp.zeros_like(ws)
+        if reduced:
+            acc = jax.reshard(acc, P(unreduced={"X"}))
+        acc, _ = jax.lax.scan(microbatch, acc, xs)
+        return jax.reshard(ws, P()) - 0.01 * jax.reshard(acc, P())
+
+    stacked = np.stack([np.eye(4, dtype=np.float32) / 2 + 0.1 * k for k in range(3)])
+    xs = jax.device_put(np.linspace(-1, 1, 40, dtype=np.float32).reshape(5, 2, 4), P(None, "X", None))
+    ws_reduced = jax.device_put(stacked, P(reduced={"X"}))
+    got = jax.jit(step, static_argnums=2)(ws_reduced, xs, True)
+    want = jax.jit(step, static_argnums=2)(jax.device_put(stacked, P()), xs, False)
+    assert str(jax.typeof(got)) == "float32[3,4,4]"
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
