@@ -549,22 +549,6 @@ def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False, forced_zero=True):
     )
 
 
-def _typed_like(aval, outer, sliced=False):
-    """``aval`` (a body input's) typed as the undefined primal ``outer`` is on an explicit mesh
-    (without its scanned dimension when ``sliced``), so that the body's cotangents are laid out by it."""
-    typed = getattr(getattr(outer, "aval", None), "sharding", None)
-    if typed is None or not ad.is_undefined(outer):
-        return aval
-    from ..parallel.explicit_types import typed_aval
-
-    if sliced:
-        spec = typed.spec
-        typed = typed.with_spec(
-            spec.update(partitions=spec._normalized_spec_for_aval(aval.ndim + 1).partitions[1:])
-        )
-    return typed_aval(aval, typed)
-
-
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll=1):
     consts, carry, xs = (
         args[:num_consts],
@@ -607,12 +591,16 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
         rx = vals[i:]
         it_c, it_x = iter(rc), iter(rx)
         full = [
-            ad.UndefPrimal(_typed_like(a, c)) if l else acc.unproject(a, next(refs)) if acc else next(it_c)
+            ad.UndefPrimal(explicit_types.typed_like(a, c))
+            if l
+            else acc.unproject(a, next(refs))
+            if acc
+            else next(it_c)
             for a, c, l, acc in zip(body_avals[:num_consts], consts, c_lin, c_acc)
         ]
         full += [ad.UndefPrimal(a) for a in carry_avals]
         full += [
-            ad.UndefPrimal(_typed_like(a, x, sliced=True)) if l else next(it_x)
+            ad.UndefPrimal(explicit_types.typed_like(a, x, sliced=True)) if l else next(it_x)
             for a, x, l in zip(body_avals[num_consts + num_carry :], xs, x_lin)
         ]
         # Each linear const's running sum enters as the cotangent of the const itself (an extra

@@ -138,3 +138,17 @@ def typed_aval(aval, sharding):
         return aval
     typed_undefined[0] = True  # (backward passes look for typed undefined primals from now on)
     return _typed(sharding.mesh, aval, spec_of(sharding, aval.ndim))
+
+
+def typed_like(aval, outer, sliced=False):
+    """``aval`` (a loop body's input) typed as the undefined primal ``outer`` is on an explicit
+    mesh (without its scanned dimension when ``sliced``): the body's cotangents are laid out by it."""
+    typed = getattr(getattr(outer, "aval", None), "sharding", None)
+    if typed is None or type(outer) is not UndefPrimal:
+        return aval
+    if sliced:
+        spec = typed.spec
+        typed = typed.with_spec(
+            spec.update(partitions=spec._normalized_spec_for_aval(aval.ndim + 1).partitions[1:])
+        )
+    return typed_aval(aval, typed)

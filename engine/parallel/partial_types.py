@@ -314,6 +314,14 @@ def involved(vals, params) -> bool:
     return False
 
 
+def own(eqn, always_ruled) -> bool:
+    """Whether ``eqn``'s rule says itself which of its results are unreduced or reduced (a
+    ``reshard``, one of ``always_ruled``; a call, loop or ``shard_map``, from its body)."""
+    from ..ir import subjaxprs
+
+    return eqn.primitive in always_ruled or next(subjaxprs(eqn), None) is not None
+
+
 def typed_outs(ctx, prim, vals, params, outs: list) -> list:
     """``outs`` (a rule's ``Sharded`` results) in the states JAX's rule for ``prim`` gives them."""
     unreduced, reduced = _rule(prim)(ctx, vals, params)

@@ -514,7 +514,7 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
                 if res is ctx.gathered:  # (the rule's result is a gathered typed split, as it came)
                     ctx.untyped = True
                 outs = res if isinstance(res, list) else [res]
-                if partial_types.involved(vals, eqn.params) and not _sets_states(eqn):
+                if partial_types.involved(vals, eqn.params) and not partial_types.own(eqn, _always_ruled):
                     outs = partial_types.typed_outs(ctx, prim, vals, eqn.params, outs)
         ctx.explicit = checked
         for v, o in zip(eqn.out_binders, outs):
@@ -524,14 +524,6 @@ def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None)
 
 # Primitives whose rule runs even on replicated operands (they set a layout themselves).
 _always_ruled: set = set()
-
-
-def _sets_states(eqn) -> bool:
-    """Whether ``eqn``'s rule says itself which of its results are unreduced or reduced (a
-    ``reshard``; a call, loop or ``shard_map``, from its body)."""
-    from ..ir import subjaxprs
-
-    return eqn.primitive in _always_ruled or next(subjaxprs(eqn), None) is not None
 
 
 def _lays_out_inside(eqn) -> bool:
