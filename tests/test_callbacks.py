@@ -192,3 +192,45 @@ def test_callbacks_on_the_simulated_devices_run_on_the_host():
         jax.pmap(lambda x: jax.pure_callback(boom, jax.ShapeDtypeStruct((), jnp.float32), x))(
             jnp.arange(float(n))
         )
+
+
+def test_callbacks_in_a_jit_over_a_mesh_run_once_on_the_whole_value():
+    """A jit of sharded arrays has bulk-array semantics: JAX runs each callback once (device 0,
+    with every operand gathered) and hands its results to every device; ``partitioned=True``
+    prints each device's block instead."""
+    import contextlib
+    import io
+
+    n = min(jax.device_count(), 4)
+    if n < 2:
+        pytest.skip("needs several simulated devices")
+    mesh = jax.make_mesh((n,), ("i",))
+    x = jax.device_put(jnp.arange(2.0 * n), jax.NamedSharding(mesh, jax.P("i")))
+    shapes = []
+
+    def host(v):
+        shapes.append(np.shape(v))
+        return np.asarray(v) * 2
+
+    like = jax.ShapeDtypeStruct((2 * n,), jnp.float32)
+    for f in (
+        jax.jit(lambda v: jax.pure_callback(host, like, v) + 1),
+        jax.jit(lambda v: io_callback(host, like, v, ordered=True) + 1),
+        lambda v: jax.pure_callback(host, like, v) + 1,  # (eager: a one-operation program)
+    ):
+        shapes.clear()
+        got = f(x)
+        assert shapes == [(2 * n,)]  # once, with the whole value
+        np.testing.assert_array_equal(np.asarray(got), 2 * np.arange(2.0 * n) + 1)
+    counts = jax.jit(
+        lambda v: io_callback(lambda a: np.int32(np.size(a)), jax.ShapeDtypeStruct((), jnp.int32), v)
+    )
+    assert int(counts(x)) == 2 * n
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.jit(lambda v: jax.debug.print("v={}", v))(x)
+        jax.jit(lambda v: jax.debug.print("p={}", v, partitioned=True))(x)
+        jax.effects_barrier()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"v={np.arange(2.0 * n)}"
+    assert sorted(lines[1:]) == sorted(f"p={np.arange(2.0 * n)[2 * k : 2 * k + 2]}" for k in range(n))

@@ -447,7 +447,7 @@ def _install_rules():
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
     from ..jit import jit_p
     from ..lax import reductions, structural
-    from . import axis_rules, control_rules, shape_rules, slicing_rules
+    from . import axis_rules, callback_rules, control_rules, shape_rules, slicing_rules
 
     spmd_rules[structural.reduce_sum_p] = laid_out(
         _reduction(lambda v, ax: lax_parallel.psum(v, _axis_name(ax))), "out_sharding"
@@ -467,6 +467,7 @@ def _install_rules():
     slicing_rules.install(spmd_rules)
     axis_rules.install(spmd_rules)
     control_rules.install(spmd_rules)
+    callback_rules.install(spmd_rules)
 
 
 def _interpret(ctx, jaxpr, consts, args: list[Sharded], env: dict | None = None) -> list[Sharded]:
