@@ -168,7 +168,7 @@ class Compiled:
 
     def as_text(self) -> str:
         if self.exe is None:
-            from .parallel.partition import partitioned_text
+            from .parallel.compiled_text import partitioned_text
 
             return partitioned_text(self.lowered.jaxpr, self.lowered.name, self.lowered.args_on_mesh)
         # A backend's note on its executable: the compiled text, or a function that makes it.
