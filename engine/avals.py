@@ -87,11 +87,51 @@ vma_checking = [0]
 vma_hooks: list = [None, None]
 
 
+class PartialAxis(str):
+    """A mesh axis in a ``vma`` over which the value is unreduced (``kind`` ``'U'``: each device
+    holds a partial sum) or reduced (``'R'``: a copy whose cotangent is unreduced) rather than
+    varying. It equals the axis's name, so the varying checks see a value that may differ per
+    device: no ``pvary`` is inserted where it meets a varying one, none is transposed into a
+    ``psum``, and a reduced input's cotangent stays each device's partial sum."""
+
+    kind: str
+
+    def __new__(cls, name: str, kind: str):
+        out = str.__new__(cls, name)
+        out.kind = kind
+        return out
+
+    def __reduce__(self):
+        return (PartialAxis, (str(self), self.kind))
+
+
+def axis_kind(axis) -> str:
+    """``'V'`` (varying), ``'U'`` or ``'R'``: how a value relates to its copies along ``axis``."""
+    return getattr(axis, "kind", "V")
+
+
+def merged_axes(*vmas) -> dict:
+    """The axes of ``vmas`` by name, each as the operands' agree: a partial state survives only
+    where every operand naming the axis is in it (varying wins otherwise, as JAX's casts make it)."""
+    out: dict = {}
+    for vma in vmas:
+        for a in vma:
+            have = out.get(a)
+            out[a] = a if have is None or axis_kind(have) == axis_kind(a) else str(a)
+    return out
+
+
 def vma_str(vma: tuple) -> str:
-    """How JAX's types write the mesh axes a value varies over (``{V:i}``, ``{V:(i,j)}``)."""
+    """How JAX's types write the mesh axes a value varies over, or is unreduced or reduced over
+    (``{V:i}``, ``{V:(i,j)}``, ``{U:i}``, ``{V:i, R:j}``)."""
     if not vma:
         return ""
-    return "{V:" + (vma[0] if len(vma) == 1 else "(" + ",".join(vma) + ")") + "}"
+    parts = []
+    for kind in "VUR":
+        axes = [str(a) for a in vma if axis_kind(a) == kind]
+        if axes:
+            parts.append(f"{kind}:" + (axes[0] if len(axes) == 1 else "(" + ",".join(axes) + ")"))
+    return "{" + ", ".join(parts) + "}"
 
 
 class ShapedArray:

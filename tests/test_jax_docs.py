@@ -49,10 +49,6 @@ KNOWN_FAILURES.update(
 )
 
 # JAX's tutorials rewritten after 0.10.2 (docs/new_docs), where they use what the engine lacks.
-_REDUCED = (
-    "inside shard_map, unreduced and reduced values (in_specs/out_specs with unreduced= or reduced=, "
-    "pcast to 'unreduced'/'reduced') are not modelled; outside it (explicit mode) they are"
-)
 _HLO = (
     "compile().as_text() is the engine's partitioned program, not XLA's HLO: it names its all-reduces "
     "without XLA's op_name metadata"
@@ -68,8 +64,6 @@ _WITH_REFS = (
 )
 KNOWN_FAILURES.update(
     {
-        **{("new-201-shard-map", i): _REDUCED for i in (24,)},
-        **{("new-301-sharding-ad", i): _REDUCED for i in (17, 18, 19)},
         **{("new-301-sharding-ad", i): _HLO for i in (15, 16)},
         **{("new-301-remat", i): _REMAT3 for i in (3, 6, 17, 18, 27)},
         **{("new-301-refs", i): _WITH_REFS for i in (12, 14)},

@@ -141,3 +141,86 @@ def test_unreduced_gradients_accumulate_over_a_loop(mesh):
     want = jax.jit(step, static_argnums=2)(jax.device_put(stacked, P()), xs, False)
     assert str(jax.typeof(got)) == "float32[3,4,4]"
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+def test_shard_map_bodies_type_unreduced_and_reduced_values(mesh, capsys):
+    x = jax.device_put(np.arange(8.0, dtype=np.float32), P("X"))
+    unreduced = jnp.einsum("i,i->", x, x, out_sharding=P(unreduced={"X"}))
+    reduced = jax.reshard(jnp.arange(4.0), P(reduced={"X"}))
+
+    @jax.shard_map(in_specs=(P("X"), P(), P(unreduced={"X"}), P(reduced={"X"})), out_specs=P("X"))
+    def f(a, b, c, d):
+        print(jax.typeof(a), jax.typeof(b), jax.typeof(c), jax.typeof(d))
+        return a
+
+    f(x, jnp.arange(4.0), unreduced, reduced)
+    assert capsys.readouterr().out.split() == [
+        "float32[4]{V:X}",
+        "float32[4]",
+        "float32[]{U:X}",
+        "float32[4]{R:X}",
+    ]
+
+
+def test_pcast_to_unreduced_and_its_transpose(mesh):
+    a, b = _operands()
+
+    @jax.shard_map(in_specs=(P(None, "X"), P("X", None)), out_specs=P(None, None, unreduced={"X"}))
+    def matmul_partial(a, b):
+        out = a @ b  # each device's partial sum
+        assert str(jax.typeof(out)) == "float32[2,2]{V:X}"
+        out = jax.lax.pcast(out, "X", to="unreduced")
+        assert str(jax.typeof(out)) == "float32[2,2]{U:X}"
+        return out
+
+    c = matmul_partial(a, b)
+    assert str(jax.typeof(c)) == "float32[2,2]{U:X}"
+    np.testing.assert_array_equal(np.asarray(jax.reshard(c, P())), A @ B)
+
+    def loss(a, b):
+        return jnp.sum(jax.reshard(matmul_partial(a, b), P(None, None)) * jnp.arange(4.0).reshape(2, 2))
+
+    da, db = jax.grad(loss, argnums=(0, 1))(a, b)
+    g = np.arange(4.0, dtype=np.float32).reshape(2, 2)
+    np.testing.assert_allclose(np.asarray(da), g @ B.T)
+    np.testing.assert_allclose(np.asarray(db), A.T @ g)
+    text = str(jax.jit(jax.grad(loss, argnums=(0, 1))).trace(a, b).jaxpr)
+    assert "vary_unreduced_cast_p[axes=('X',)]" in text and "reduced_vary_cast_p[axes=('X',)]" in text
+    assert "in_specs=(P(None, None, reduced={'X'})" in text  # (the cotangent of an unreduced result)
+    with pytest.raises(ValueError, match="Unsupported pcast from=invarying, to='unreduced'"):
+        jax.shard_map(lambda v: jax.lax.pcast(v, "X", to="unreduced"), in_specs=P(), out_specs=P())(
+            jnp.ones(2)
+        )
+
+
+def test_reduced_weights_in_shard_map_give_unreduced_gradients(mesh):
+    w, x = _data_parallel()
+    w_r = jax.reshard(w, P(None, None, reduced={"X"}))
+
+    def layer(spec):
+        return jax.shard_map(
+            lambda x, w: jnp.tanh(x @ w), in_specs=(P("X", None), spec), out_specs=P("X", None)
+        )
+
+    def loss(spec):
+        return lambda w, x: jnp.sum(layer(spec)(x, w) ** 2)
+
+    dw = jax.grad(loss(P(None, None, reduced={"X"})))(w_r, x)
+    assert str(jax.typeof(dw)) == "float32[4,2]{U:X}"
+    want = jax.grad(loss(P()))(w, x)  # replicated weights: the gradient's psum inside
+    assert str(jax.typeof(want)) == "float32[4,2]"
+    np.testing.assert_allclose(np.asarray(jax.reshard(dw, P())), np.asarray(want), rtol=1e-6)
+    text = str(jax.make_jaxpr(layer(P(None, None, reduced={"X"})))(x, w_r))
+    assert "reduced_vary_cast_p[axes=('X',)] e" in text  # (a reduced operand meeting a varying one)
+    # vmap over the casts, and preduced (invarying -> reduced) whose transpose is a psum
+    f = jax.shard_map(
+        lambda v: jax.lax.pcast(jax.lax.pcast(v, "X", to="reduced"), "X", to="varying") * 2.0,
+        in_specs=P(),
+        out_specs=P("X"),
+    )
+    v = jnp.arange(3.0)
+    np.testing.assert_array_equal(np.asarray(f(v)), np.tile(2 * np.arange(3.0), 2))
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(f)(jnp.stack([v, v]))), np.stack([np.tile(2 * np.arange(3.0), 2)] * 2)
+    )
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda v: jnp.sum(f(v)))(v)), [4.0, 4.0, 4.0])

@@ -8,6 +8,7 @@ from .. import ad, batching, core
 from ..sharding import AxisType, Mesh, PartitionSpec
 from . import partition
 from .named import NamedShardedArray
+from .partial_types import reduced_of, unreduced_of
 from .partition import _entry
 
 
@@ -65,10 +66,14 @@ def check_in_specs_match(mesh: Mesh, leaves, in_sp):
         if got is None:
             continue
         ndim = core.get_aval(x).ndim
-        want = PartitionSpec(*[_entry(axes) for axes in (*spec, *((),) * (ndim - len(spec)))])
+        want = PartitionSpec(
+            *[_entry(axes) for axes in (*spec, *((),) * (ndim - len(spec)))],
+            unreduced=unreduced_of(spec),
+            reduced=reduced_of(spec),
+        )
         got_n = got._normalized_spec_for_aval(ndim)
         # (size-1 mesh axes stay in both, as jax_remove_size_one_mesh_axis_from_type is off)
-        if tuple(got_n) != tuple(want):
+        if got_n != want:
             raise ValueError(
                 f"in_specs passed to shard_map: {want} does not match the specs of the input: {got_n} for "
                 f"arg: {typeof(x)}. `in_specs` is an optional argument so you can omit specifying it and "

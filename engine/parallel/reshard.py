@@ -50,9 +50,10 @@ def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh):
     cotangent unreduced (reduced): it is resharded back to the type of ``x``'s cotangent, which is
     where the backward pass's ``psum`` runs (JAX's ``reshard(ct, x.aval.to_ct_aval().sharding)``)."""
     spec = dst_sharding.spec
-    if not (spec.unreduced or spec.reduced) or type(ct) is ad.Zero:
-        return [ct]
     typed = getattr(x.aval, "sharding", None)
+    held = typed.spec if isinstance(typed, NamedSharding) else PartitionSpec()
+    if not (spec.unreduced or spec.reduced or held.unreduced or held.reduced) or type(ct) is ad.Zero:
+        return [ct]
     mesh = concrete_mesh if concrete_mesh is not None else dst_sharding.mesh
     if isinstance(typed, NamedSharding):
         back = PartitionSpec(

@@ -20,7 +20,7 @@ from .spmd import (
     _check_out_vma,
     _in_mesh_order,
     _manual_axes,
-    _mentioned,
+    _typed_axes,
     _out_specs,
     _sharding,
     _stacked_spec,
@@ -150,7 +150,7 @@ def run_eagerly(f, fun_name, mesh, leaves, in_tree, in_sp, out_specs, check_vma)
             (val,) = _bind(
                 [], [x], [spec], [_stacked_spec(mesh, block.ndim)], closed, mesh=mesh, check_vma=False
             )
-            vma = _in_mesh_order(mesh, _mentioned(spec))
+            vma = _typed_axes(mesh, spec)
             tracers.append(ShardMapTracer(trace, val, block, vma))
         with _manual_axes(mesh), core.new_dynamic(main):
             out = f(*tree_unflatten(in_tree, tracers))  # (collectives' wrappers ask for axis sizes)

@@ -37,7 +37,9 @@ from ..sharding import CPU_DEVICE, use_abstract_mesh
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
 from . import partition, spec_errors
+from ..avals import PartialAxis
 from .arg_specs import Infer, check_in_specs_match, inferred_spec
+from .partial_types import reduced_of, unreduced_of, with_partial
 from .named import NamedShardedArray, put_sharded
 from .partition import Spec, _entry
 from .varying_types import _in_mesh_order, type_varying
@@ -57,7 +59,7 @@ def _factor(mesh: Mesh, entry) -> int:
 
 
 def _padded(spec: Spec, ndim: int) -> Spec:
-    return tuple(spec) + _replicated(ndim - len(spec))
+    return with_partial(tuple(spec) + _replicated(ndim - len(spec)), unreduced_of(spec), reduced_of(spec))
 
 
 def _block_shape(mesh: Mesh, shape, spec: Spec) -> tuple:
@@ -73,8 +75,21 @@ def _mentioned(spec: Spec) -> set:
 
 
 def _unmentioned(mesh: Mesh, spec: Spec) -> tuple:
-    used = _mentioned(spec)
+    """The mesh axes a value laid out by ``spec`` is replicated over (not split, unreduced or reduced)."""
+    used = _mentioned(spec) | unreduced_of(spec) | reduced_of(spec)
     return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def _typed_axes(mesh: Mesh, spec: Spec) -> tuple:
+    """The ``vma`` of a body's value laid out by ``spec``: the axes it varies over (those splitting
+    it), unreduced over or reduced over, in the mesh's order."""
+    u, r = unreduced_of(spec), reduced_of(spec)
+    split = _mentioned(spec)
+    return tuple(
+        PartialAxis(a, "U") if a in u else PartialAxis(a, "R") if a in r else a
+        for a in mesh.axis_names
+        if a in split or a in u or a in r
+    )
 
 
 def _replicated(ndim: int) -> Spec:
@@ -92,17 +107,18 @@ def _sharding(mesh: Mesh, spec: Spec) -> NamedSharding:
 
 def _spec_entries(p: PartitionSpec | None, ndim: int, mesh: Mesh, what: str) -> Spec:
     p = p if p is not None else PartitionSpec()
-    for e in p:
-        for a in _axes_of(e):
-            if a not in mesh.shape:
-                raise ValueError(
-                    f"shard_map {what}: {p} names the axis {a!r}, which the mesh {mesh} does not have"
-                )
-    return tuple(_axes_of(e) for e in p)
+    for a in [a for e in p.partitions for a in _axes_of(e)] + sorted(p.unreduced | p.reduced):
+        if a not in mesh.shape:
+            raise ValueError(
+                f"shard_map {what}: {p} names the axis {a!r}, which the mesh {mesh} does not have"
+            )
+    return with_partial(tuple(_axes_of(e) for e in p.partitions), p.unreduced, p.reduced)
 
 
 def _pp_spec(spec) -> PartitionSpec:
-    return PartitionSpec(*[_entry(axes) for axes in spec])
+    return PartitionSpec(
+        *[_entry(axes) for axes in spec], unreduced=unreduced_of(spec), reduced=reduced_of(spec)
+    )
 
 
 @contextmanager
@@ -124,7 +140,7 @@ def _trace_body(f, avals, mesh, debug=None, specs=None) -> tuple[ClosedJaxpr, li
     from ..jit import _hoist_tracer_consts
 
     if specs is not None:
-        vmas = [_in_mesh_order(mesh, _mentioned(s)) for s in specs]
+        vmas = [_typed_axes(mesh, s) for s in specs]
         avals = [a.update(vma=v) if type(a) is ShapedArray else a for a, v in zip(avals, vmas)]
     with _manual_axes(mesh), checking_vma(specs is not None):
         return _hoist_tracer_consts(trace_to_jaxpr(f, avals, None, debug))
@@ -139,7 +155,7 @@ def _typed_body(body: ClosedJaxpr, specs, mesh, params) -> ClosedJaxpr:
     """A rule's body, its values typed with the axes they vary over (as JAX's) where checked."""
     if not params.get("check_vma") or body.jaxpr in ir.sharded_types:
         return body
-    typed, _ = type_varying(body.jaxpr, [_in_mesh_order(mesh, _mentioned(s)) for s in specs], mesh)
+    typed, _ = type_varying(body.jaxpr, [_typed_axes(mesh, s) for s in specs], mesh)
     return ClosedJaxpr(typed, body.consts)
 
 
@@ -335,13 +351,15 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
             res.append(o)
         return res
 
-    specs = list(out_specs) + [s for _, s in defined]
+    # (a cotangent's spec: unreduced where its primal's is reduced, and the other way round)
+    ct_specs = [with_partial(s, reduced_of(s), unreduced_of(s)) for s in out_specs]
+    specs = ct_specs + [s for _, s in defined]
     closed, hoisted = _trace_body(f, avals, mesh, specs=_checked(params, specs))
     outs = _bind(
         hoisted,
         shared + [a for a, _ in defined],
-        list(out_specs) + [s for _, s in defined],
-        undef_specs,
+        specs,
+        [with_partial(s, reduced_of(s), unreduced_of(s)) for s in undef_specs],
         closed,
         mesh=mesh,
         **params,
@@ -537,7 +555,7 @@ def _check_out_vma(fun_name, mesh, out_sp, out_vmas, out_specs, out_value):
 
 def _check_ranks(kind, f, specs, value, flat_specs, avals):
     """Refuse (JAX's ValueError) specs with more entries than their values have dimensions."""
-    fails = [len(s or PartitionSpec()) > a.ndim for s, a in zip(flat_specs, avals)]
+    fails = [s is not None and len(s) > a.ndim for s, a in zip(flat_specs, avals)]
     if any(fails):
         raise ValueError(spec_errors.rank_error(kind, f, specs, value, avals, fails))
 
@@ -555,7 +573,7 @@ def _per_leaf_specs(specs, tree_args, what) -> list:
         return isinstance(s, PartitionSpec) or s is None
 
     if is_spec(specs):
-        return [specs or PartitionSpec()] * len(tree_flatten(tree_args)[0])
+        return [PartitionSpec() if specs is None else specs] * len(tree_flatten(tree_args)[0])
     if isinstance(specs, (tuple, list)) and isinstance(tree_args, (tuple, list)):
         if len(specs) != len(tree_args):
             raise ValueError(
@@ -650,7 +668,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         out_tree, out_value = out_store
         out_sp = _out_specs(f, out_specs, out_value, body.out_avals, m)
         if check_vma:
-            in_vmas = [()] * len(hoisted) + [_in_mesh_order(m, _mentioned(s)) for s in in_sp]
+            in_vmas = [()] * len(hoisted) + [_typed_axes(m, s) for s in in_sp]
             typed, out_vmas = type_varying(body.jaxpr, in_vmas, m)
             _check_out_vma(fun_name, m, out_sp, out_vmas, out_specs, out_value)
             typed, _ = type_varying(body.jaxpr, in_vmas, m, [_mentioned(s) for s in out_sp])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 
 from .. import ir
-from ..avals import vma_str
+from ..avals import merged_axes, vma_str
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..lax import parallel as lax_parallel
@@ -16,7 +16,8 @@ from ..sharding import Mesh
 
 
 def _in_mesh_order(mesh: Mesh, axes) -> tuple:
-    return tuple(a for a in mesh.axis_names if a in set(axes))
+    named = merged_axes(axes)  # (an axis's partial state kept)
+    return tuple(named[a] for a in mesh.axis_names if a in named)
 
 
 @functools.cache

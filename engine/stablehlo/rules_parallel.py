@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..lax import parallel as par
-from ..lax import reductions
+from ..lax import reductions, varying
 from ..parallel.reshard import constraint_sharding, reshard_p, sharding_constraint_p
 from ..parallel.spmd import shard_map_p
 from ..sharding import UNCONSTRAINED, AxisType, _axes_of
@@ -215,6 +215,10 @@ register(par.pmin_p)(_all_reduce("stablehlo.minimum", reductions.reduce_min_p))
 @register(par.pvary_p)
 def _pvary(ctx: RuleContext, *xs: Value, **_: Any) -> list[Value]:
     return list(xs)
+
+
+for _cast in (varying.vary_unreduced_cast_p, varying.reduced_vary_cast_p, varying.preduced_p):
+    register(_cast)(lambda ctx, x, **_: [x])  # (types only: JAX lowers them to their operand)
 
 
 @register(par.all_gather_p)
