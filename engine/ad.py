@@ -101,11 +101,11 @@ def instantiate_zeros(t: Tangent) -> Value:
     return zeros_like_aval(t.aval, t.primal) if type(t) is Zero else t
 
 
-def zeros_eqns(aval: ShapedArray) -> tuple[list[JaxprEqn], Atom]:
-    """Equations making zeros of ``aval`` and the atom holding them (a literal for a scalar)."""
+def zeros_eqns(aval: ShapedArray, like: Value | None = None) -> tuple[list[JaxprEqn], Atom]:
+    """Equations making zeros of ``aval`` (laid out as ``like``) and their atom (a scalar's literal)."""
     from .staging import trace_to_jaxpr
 
-    closed = trace_to_jaxpr(lambda: [zeros_like_aval(aval)], [])
+    closed = trace_to_jaxpr(lambda: [zeros_like_aval(aval, like)], [])
     return list(closed.jaxpr.eqns), closed.jaxpr.outs[0]
 
 
@@ -117,7 +117,7 @@ def instantiate_zeros_where(t: Tangent, tangents: Sequence[Tangent]) -> Value:
         return t
     trace = core.find_top_trace([x for x in tangents if type(x) is not Zero])
     if isinstance(trace, PartialEvalTrace):
-        return trace.stage_zeros(t.aval)
+        return trace.stage_zeros(t.aval, t.primal)
     return zeros_like_aval(t.aval, t.primal)
 
 
@@ -415,9 +415,9 @@ class PartialEvalTrace(Trace):
             return PartialEvalTracer(self, PartialVal.unknown(aval), ConstRecipe(val))
         return tracer
 
-    def stage_zeros(self, aval: ShapedArray) -> PartialEvalTracer:
-        """Zeros of ``aval`` as an unknown value: their equations are staged, not evaluated."""
-        eqns, out = zeros_eqns(aval)
+    def stage_zeros(self, aval: ShapedArray, like: Value | None = None) -> PartialEvalTracer:
+        """Zeros of ``aval`` (laid out as ``like``), unknown: their equations staged, not evaluated."""
+        eqns, out = zeros_eqns(aval, like)
         env: dict[Var, PartialEvalTracer] = {}
 
         def read(x: Atom) -> PartialEvalTracer:

@@ -106,7 +106,7 @@ def _backward_pass(
         if isinstance(held, CotangentAccumulator):
             return held
         ct = ct_env.pop(v, None)
-        return Zero(v.aval) if ct is None else ct
+        return Zero(typed.get(v, v.aval)) if ct is None else ct  # (a zero typed as its primal)
 
     def is_linear(x: Value) -> bool:
         return type(x) is UndefPrimal or isinstance(x, CotangentAccumulator)

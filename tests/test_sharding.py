@@ -1223,3 +1223,24 @@ def test_gradients_on_an_explicit_mesh_print_as_jax_types_them():
                 assert g.sharding == x.sharding, name
     finally:
         jax.set_mesh(None)
+
+
+def test_a_backward_loop_starts_its_zero_carry_split_as_its_body_keeps_it():
+    """grad of a scan over a split batch: the transposed loop's zero carry and the sum's broadcast
+    cotangent are typed as their primals (JAX's jaxpr: ``f32[2@X,4]``), the loop runs on blocks,
+    and the gradient is the one computed unsplit."""
+    m = jax.make_mesh((2,), ("X",))
+    ws = np.stack([np.eye(4, dtype=np.float32) / 2 + 0.1 * k for k in range(3)])
+    xn = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+
+    def loss(ws, x):
+        out, _ = jax.lax.scan(lambda c, w: (jnp.tanh(c @ w), None), x, ws)
+        return jnp.sum(out**2)
+
+    with jax.set_mesh(m):
+        w = jax.device_put(ws, P())
+        x = jax.device_put(xn, P("X", None))
+        text = str(jax.make_jaxpr(jax.grad(loss))(w, x))
+        got = jax.grad(loss)(w, x)
+    assert "_:f32[2@X,4] = broadcast_in_dim 0.0:f32[]" in text and "q:f32[2@X,4] = broadcast_in_dim p" in text
+    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.grad(loss)(ws, xn)), rtol=1e-5)

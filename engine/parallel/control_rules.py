@@ -12,7 +12,7 @@ from ..core import ShapedArray
 from ..sharding import PartitionSpec
 from ..staging import trace_to_jaxpr
 from .partial_types import reduced_of, unreduced_of, with_partial
-from .partition import MeshContext, Sharded, _entry, _fallback, _interpret, partition
+from .partition import MeshContext, Sharded, _entry, _fallback, _interpret, _to_spec, partition
 
 
 def _partitioned(ctx: MeshContext, closed, in_specs: list):
@@ -58,32 +58,54 @@ def _scan(ctx, prim, vals, params):
             raise ValueError(f"0th dimension of all xs should be replicated. Got {typed}")
     if any(x.spec and x.spec[0] for x in xs):
         return _fallback(ctx, prim, vals, params)
-    carry_specs = [x.spec for x in vals[nc : nc + nk]]
-    in_specs = [x.spec for x in vals[: nc + nk]] + [_sliced(x.spec) for x in xs]
-    part = partition(body, ctx, in_specs)
-    if not _keeps(part, carry_specs):
+    consts, carry_specs = [x.spec for x in vals[:nc]], [x.spec for x in vals[nc : nc + nk]]
+    x_specs = [_sliced(x.spec) for x in xs]
+    carry_specs = _fixed_carries(ctx, body, consts, carry_specs, x_specs)
+    if carry_specs is None:
         return _fallback(ctx, prim, vals, params)
+    in_specs = consts + carry_specs + x_specs
     part = _partitioned(ctx, body, in_specs)
-    outs = prim.bind(*[x.val for x in vals], **dict(params, jaxpr=part.local))
+    ins = [_laid(ctx, x, s) for x, s in zip(vals, in_specs[: nc + nk])] + [x.val for x in xs]
+    outs = prim.bind(*ins, **dict(params, jaxpr=part.local))
     specs = carry_specs + [_stacked(s) for s in part.out_specs[nk:]]
     return [Sharded(o, s) for o, s in zip(outs, specs)]
+
+
+def _fixed_carries(ctx, body, before: list, carry_specs: list, after: list) -> list | None:
+    """Carry specs the loop ``body`` keeps (its inputs ``before + carries + after``, the carries'
+    results first among its outputs): the carries' own, else the layouts the body gives them (a
+    zero carry a backward pass starts replicated, which the body splits as its residuals are), so
+    the loop runs on blocks; None when no such layout settles in a few rounds."""
+    for _ in range(3):
+        part = partition(body, ctx, before + carry_specs + after)
+        if _keeps(part, carry_specs):
+            return carry_specs
+        if any(v is not None for v in part.out_views):
+            return None
+        carry_specs = list(part.out_specs[: len(carry_specs)])
+    return None
+
+
+def _laid(ctx, x, spec):
+    """The local piece of ``x`` laid out as ``spec`` (a carry made to start as the body keeps it)."""
+    return x.val if tuple(x.spec) == tuple(spec) else _to_spec(ctx, x, spec)
 
 
 def _while(ctx, prim, vals, params):
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
     cc, bc, carry = vals[:nc], vals[nc : nc + nb], vals[nc + nb :]
-    carry_specs = [x.spec for x in carry]
+    carry_specs = _fixed_carries(ctx, params["body_jaxpr"], [x.spec for x in bc], [x.spec for x in carry], [])
+    if carry_specs is None:
+        return _fallback(ctx, prim, vals, params)  # (a carry that moves)
     body_specs = [x.spec for x in bc] + carry_specs
     cond_specs = [x.spec for x in cc] + carry_specs
-    body, cond = (
-        partition(params["body_jaxpr"], ctx, body_specs),
-        partition(params["cond_jaxpr"], ctx, cond_specs),
-    )
-    if not _keeps(body, carry_specs) or any(cond.out_specs[0]) or cond.out_views[0] is not None:
-        return _fallback(ctx, prim, vals, params)  # (a batched predicate, or a carry that moves)
+    cond = partition(params["cond_jaxpr"], ctx, cond_specs)
+    if any(cond.out_specs[0]) or cond.out_views[0] is not None:
+        return _fallback(ctx, prim, vals, params)  # (a batched predicate)
     body = _partitioned(ctx, params["body_jaxpr"], body_specs)
     cond = _partitioned(ctx, params["cond_jaxpr"], cond_specs)
-    outs = prim.bind(*[x.val for x in vals], **dict(params, cond_jaxpr=cond.local, body_jaxpr=body.local))
+    ins = [x.val for x in vals[: nc + nb]] + [_laid(ctx, x, s) for x, s in zip(carry, carry_specs)]
+    outs = prim.bind(*ins, **dict(params, cond_jaxpr=cond.local, body_jaxpr=body.local))
     return [Sharded(o, s) for o, s in zip(outs, carry_specs)]
 
 
