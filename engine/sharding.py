@@ -580,6 +580,12 @@ def auto_axes(fun=None, *, axes=None, out_sharding=None):
         from .core import Array, Tracer
 
         def typed_here(a):  # (an array retyped on the new mesh; other arguments as they are)
+            from .parallel.named import NamedShardedArray
+
+            if type(a) is NamedShardedArray and isinstance(a.sharding.mesh, Mesh):
+                held = a.sharding
+                if held.mesh.axis_names == new.axis_names and held.mesh.axis_sizes == new.axis_sizes:
+                    return _recast(a, held, new)
             return (
                 reshard(a, _explicit_only(typeof(a).sharding.spec, new))
                 if isinstance(a, (Array, Tracer))
@@ -594,6 +600,18 @@ def auto_axes(fun=None, *, axes=None, out_sharding=None):
         return tree_map(lambda o: reshard(o, out_sharding), out)
 
     return wrapped
+
+
+def _recast(a, held: "NamedSharding", mesh: AbstractMesh):
+    """The array ``a``, laid out by ``held``, retyped on ``mesh`` (its devices with other axis
+    types) without moving it: JAX's ``mesh_cast`` of a concrete array keeps its layout, so its
+    ``sharding`` still names the axes that split it while its type names only the explicit ones."""
+    from .parallel.named import NamedShardedArray
+
+    moved = Mesh(held.mesh.devices, mesh.axis_names, mesh.axis_types)
+    return NamedShardedArray(
+        a._buffers, a.aval, NamedSharding(moved, held.spec, memory_kind=held.memory_kind)
+    )
 
 
 def explicit_axes(fun=None, *, axes=None, in_sharding=None):

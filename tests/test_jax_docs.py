@@ -67,10 +67,6 @@ KNOWN_FAILURES.update(
         **{("new-301-sharding-ad", i): _HLO for i in (15, 16)},
         **{("new-301-remat", i): _REMAT3 for i in (3, 6, 17, 18, 27)},
         **{("new-301-refs", i): _WITH_REFS for i in (12, 14)},
-        ("new-201-sharding", 34): (
-            "an eager auto_axes call reshards its arguments to the Auto mesh (their concrete sharding "
-            "replicated); JAX's mesh_cast keeps the data where it is and retypes it"
-        ),
     }
 )
 

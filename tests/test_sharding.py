@@ -675,6 +675,8 @@ def test_auto_and_explicit_axes_and_types_inside_jit():
         @jax.sharding.auto_axes
         def add(p, q):
             assert jax.sharding.get_abstract_mesh().axis_types == (AxisType.Auto, AxisType.Auto)
+            # (eagerly the arrays stay where they are, retyped: their types name no Auto axis)
+            assert p.sharding.spec == P("x", None) and jax.typeof(p).sharding.spec == P(None, None)
             return p + q  # no sharding-type error with Auto axes
 
         c = add(a, b, out_sharding=P("x", None))
