@@ -49,16 +49,22 @@ takes_accumulators: set[core.Primitive] = set()
 
 
 def backward_pass(
-    jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any], seeds: Sequence[Any] = ()
+    jaxpr: Jaxpr,
+    args: Sequence[Value],
+    cotangents: Sequence[Any],
+    seeds: Sequence[Any] = (),
+    wanted: Sequence[bool] | None = None,
 ) -> list[Any]:
     """Transpose a jaxpr that is linear in its UndefPrimal arguments. ``seeds``: the cotangents
     the undefined arguments already have (None: none), which theirs here are summed into, in
-    order, as in the backward pass of a program the jaxpr is inlined in (the eager tape's)."""
+    order, as in the backward pass of a program the jaxpr is inlined in (the eager tape's).
+    ``wanted``: per undefined argument, whether its cotangent is wanted (None: all); equations
+    that lead to none of the wanted ones are not transposed (their cotangents come back zero)."""
     # (counted as ir.eval_jaxpr counts replays: a bare try/finally, no shared context manager,
     # whose generator would cost every call of that hot path)
     transposing[0] += 1
     try:
-        return _backward_pass(jaxpr, args, cotangents, seeds)
+        return _backward_pass(jaxpr, args, cotangents, seeds, wanted)
     finally:
         transposing[0] -= 1
 
@@ -88,7 +94,11 @@ def call_transpose(
 
 
 def _backward_pass(
-    jaxpr: Jaxpr, args: Sequence[Value], cotangents: Sequence[Any], seeds: Sequence[Any] = ()
+    jaxpr: Jaxpr,
+    args: Sequence[Value],
+    cotangents: Sequence[Any],
+    seeds: Sequence[Any] = (),
+    wanted: Sequence[bool] | None = None,
 ) -> list[Any]:
     primal_env: dict[Var, Value] = {}
     ct_env: dict[Var, Value] = {}
@@ -142,7 +152,16 @@ def _backward_pass(
         for v, o in zip(eqn.out_binders, outs):
             primal_env[v] = o
 
+    leads = None  # (with ``wanted``: the values that depend on a wanted argument)
+    if wanted is not None:
+        undefined = [v for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
+        leads = {v for v, w in zip(undefined, wanted) if w}
+        for eqn in linear_eqns:
+            if any(type(x) is Var and x in leads for x in eqn.inputs):
+                leads.update(eqn.out_binders)
     for eqn in reversed(linear_eqns):
+        if leads is not None and not any(type(x) is Var and x in leads for x in eqn.inputs):
+            continue  # (its cotangents reach no wanted argument)
         cts_in = [read_cotangent(v) for v in eqn.out_binders]
         primals_in = [read_primal(x) for x in eqn.inputs]
         if all(type(c) is Zero for c in cts_in) and not any(

@@ -32,9 +32,12 @@ def linearize_vjp_flat(
     )
     unknown_outs = [not p.is_known for p in tangent_pvals]
 
-    def transpose(residuals: Sequence[Value], cts: Sequence[Tangent], layouts=None) -> list[Tangent]:
+    def transpose(
+        residuals: Sequence[Value], cts: Sequence[Tangent], layouts=None, wanted=None
+    ) -> list[Tangent]:
         """``layouts``: the primals' shardings on an explicit mesh (or None), which their
-        cotangents are typed by, as JAX's undefined primals are."""
+        cotangents are typed by, as JAX's undefined primals are; ``wanted``: which inputs'
+        cotangents are wanted (None: all; the others' own work is skipped)."""
         cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
         if layouts is None:
             undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
@@ -44,7 +47,9 @@ def linearize_vjp_flat(
             undef = [
                 UndefPrimal(typed_aval(a, s)) for a, d, s in zip(tangent_avals, differentiable, layouts) if d
             ]
-        cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk)
+        if wanted is not None:
+            wanted = [w for w, d in zip(wanted, differentiable) if d]
+        cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk, wanted=wanted)
         it = iter(cts_in)
         out: list[Tangent] = []
         for a, d in zip(tangent_avals, differentiable):

@@ -142,6 +142,11 @@ class VJP:
         return [args[i] if i >= 0 else opaque[~i] for i in spec]
 
     def __call__(self, ct, *extra):
+        return self._pull(ct, extra, None)
+
+    def _pull(self, ct, extra, wanted):
+        """``self(ct)``; ``wanted`` (one flag per input, or None: all): the backward pass skips the
+        work that only leads to the unwanted inputs' cotangents (JAX's ``DontWant``)."""
         b = self.backward
         if extra:
             raise TypeError(_too_many_cotangents(b.fun_name, 1 + len(extra)))
@@ -173,7 +178,7 @@ class VJP:
             ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]
         in_backward[0] += 1
         try:
-            cts_flat = b.transpose(self.residuals, ct_flat)
+            cts_flat = b.transpose(self.residuals, ct_flat, wanted=wanted)
         finally:
             in_backward[0] -= 1
         cts_in = []
@@ -195,7 +200,7 @@ class VJP:
             raise ValueError(f"with_refs takes one entry per input of the function: {self.backward.in_tree}")
 
         def pull(ct, *extra):
-            cts, _ = tree_flatten(self(ct, *extra))
+            cts, _ = tree_flatten(self._pull(ct, extra, [not isinstance(w, DontWant) for w in flat]))
             out = []
             for want, c in zip(flat, cts):
                 if isinstance(want, DontWant):

@@ -427,3 +427,28 @@ def test_ref_addupdate_method_eagerly_and_under_jit():
     np.testing.assert_array_equal(r[...], [3.0, 14.0, 5.0])
     with pytest.raises(AttributeError):
         jax.jit(lambda x: x.addupdate(1.0))(jnp.zeros(2))
+
+
+def test_with_refs_accumulates_returns_or_skips_each_cotangent():
+    """``vjp(...).with_refs``: a ref adds its input's cotangent in (``GradRef()``), ``GradValue()``
+    returns it, ``DontWant()`` drops it, and the backward pass then skips the work that only led
+    there (one dot instead of two, as JAX's jaxpr shows)."""
+    w = jnp.arange(12.0).reshape(4, 3) / 10
+    x = jnp.arange(3.0)
+
+    def predict(w, x):
+        return jnp.tanh(w @ x)
+
+    _, f_vjp = jax.vjp(predict, w, x)
+    dw, dx = f_vjp(jnp.ones(4))
+    acc = jax.new_ref(jnp.ones_like(w))
+    got = f_vjp.with_refs(acc, jax.ad.GradValue())(jnp.ones(4))
+    assert isinstance(got[0], jax.ad.GradRef)
+    np.testing.assert_allclose(np.asarray(acc[...]), 1 + np.asarray(dw), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got[1]), np.asarray(dx), rtol=1e-6)
+    only_w = f_vjp.with_refs(jax.ad.GradValue(), jax.ad.DontWant())
+    got_w, skipped = only_w(jnp.ones(4))
+    assert isinstance(skipped, jax.ad.DidntWant)
+    np.testing.assert_allclose(np.asarray(got_w), np.asarray(dw), rtol=1e-6)
+    assert str(jax.make_jaxpr(lambda: f_vjp(jnp.ones(4)))()).count("dot_general") == 2
+    assert str(jax.make_jaxpr(lambda: only_w(jnp.ones(4)))()).count("dot_general") == 1
