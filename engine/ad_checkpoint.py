@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import ad, batching, core, ir
+from .config import config
 from .backends.rows import Scalar, Special, lowerings
 from .checkpoint_policies import Offloadable, name_p, nothing_saveable
 from .checkpoint_policies import checkpoint_policies  # noqa: F401  (jax.ad_checkpoint.checkpoint_policies)
@@ -150,6 +151,15 @@ def checkpoint(
         )
         return tree_unflatten(out_tree, outs)
 
+    if config.values.get("jax_remat3"):
+        # (JAX's experimental remat3 checkpoint takes ``*args``: what it saves is named by position,
+        # ``args[0]``, as its debug info says)
+        remat_f.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [
+                inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+            ]
+        )
     return remat_f
 
 
