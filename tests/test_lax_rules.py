@@ -719,7 +719,17 @@ TESTED_ELSEWHERE = {
     **{p: "tests/test_complex.py" for p in ("real", "imag", "conj", "complex", "fft")},
     **{p: "tests/test_sharding.py" for p in ("reshard", "sharding_constraint")},
     **{p: "tests/test_shard_map_2d.py" for p in ("shard_map", "pvary", "psum_invariant")},
-    **{p: "tests/test_unreduced.py" for p in ("vary_unreduced_cast_p", "reduced_vary_cast_p", "preduced")},
+    **{
+        p: "tests/test_unreduced.py"
+        for p in (
+            "vary_unreduced_cast_p",
+            "reduced_vary_cast_p",
+            "preduced",
+            "all_gather_invariant",
+            "all_gather_reduced",
+            "unreduced_reduce_scatter",
+        )
+    },
     **{
         p: "tests/test_linalg.py"
         for p in ("cholesky", "triangular_solve", "lu", "eigh", "svd", "qr", "lu_pivots_to_permutation")

@@ -224,3 +224,36 @@ def test_reduced_weights_in_shard_map_give_unreduced_gradients(mesh):
         np.asarray(jax.vmap(f)(jnp.stack([v, v]))), np.stack([np.tile(2 * np.arange(3.0), 2)] * 2)
     )
     np.testing.assert_allclose(np.asarray(jax.grad(lambda v: jnp.sum(f(v)))(v)), [4.0, 4.0, 4.0])
+
+
+def test_all_gather_to_invarying_and_reduced():
+    """``all_gather(to='invarying')`` (JAX's ``all_gather_invariant``: its transpose slices each
+    device's piece of the cotangent) and ``to='reduced'`` (``all_gather_reduced``: its cotangent
+    is unreduced, summed by ``unreduced_reduce_scatter``)."""
+    mesh = jax.make_mesh((2,), ("X",))
+    x = jax.device_put(np.arange(4.0, dtype=np.float32), jax.NamedSharding(mesh, P("X")))
+    with jax.set_mesh(mesh):
+        inv = jax.shard_map(
+            lambda v: jax.lax.all_gather(v, "X", tiled=True, to="invarying"), in_specs=P("X"), out_specs=P()
+        )
+        red = jax.shard_map(
+            lambda v: jax.lax.all_gather(v, "X", tiled=True, to="reduced"),
+            in_specs=P("X"),
+            out_specs=P(reduced={"X"}),
+        )
+        text = str(jax.make_jaxpr(inv)(x)) + str(jax.make_jaxpr(red)(x))
+        assert "f32[4] = all_gather_invariant[" in text and "f32[4]{R:X} = all_gather_reduced[" in text
+        assert str(jax.typeof(red(x))) == "float32[4]{R:X}"
+        np.testing.assert_array_equal(np.asarray(inv(x)), np.arange(4.0))
+        want = np.cos(np.arange(4.0))
+        np.testing.assert_allclose(
+            np.asarray(jax.grad(lambda v: jnp.sum(jnp.sin(inv(v))))(x)), want, rtol=1e-6
+        )
+        g = jax.grad(lambda v: jnp.sum(jnp.sin(jax.reshard(red(v), P()))))
+        assert "unreduced_reduce_scatter[" in str(jax.make_jaxpr(g)(x))
+        np.testing.assert_allclose(np.asarray(g(x)), want, rtol=1e-6)
+        # batched: each row gathered alike
+        xs = jax.device_put(
+            np.arange(8.0, dtype=np.float32).reshape(2, 4), jax.NamedSharding(mesh, P(None, "X"))
+        )
+        np.testing.assert_array_equal(np.asarray(jax.vmap(inv)(xs)), np.arange(8.0).reshape(2, 4))

@@ -545,8 +545,8 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member receives all members' ``x``, stacked at ``axis`` (concatenated if ``tiled``).
-    ``to``: JAX's output type, ``'varying'`` (the default) only here: JAX's ``'invarying'`` and
-    ``'reduced'`` (other primitives, other varying-axes types) are refused.
+    ``to``: the result's type inside ``shard_map``: ``'varying'`` (the default), ``'invarying'``
+    (``all_gather_invariant``) or ``'reduced'`` (``all_gather_reduced``).
 
     >>> jax.pmap(lambda x: all_gather(x, 'i'), axis_name='i')(jnp.arange(2.))
     Array([[0., 1.],
@@ -557,18 +557,20 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
             "Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: "
             "{'varying', 'reduced', 'invarying'}"
         )
-    if to != "varying":
-        raise NotImplementedError(f"lax.all_gather(to={to!r}) is not implemented (only to='varying')")
     _no_groups(axis_index_groups)
     n = axis_size(axis_name)
+    from .all_gather_typed import all_gather_invariant_p, all_gather_reduced_p
+
+    prim = {"varying": all_gather_p, "invarying": all_gather_invariant_p, "reduced": all_gather_reduced_p}[to]
+    groups = {"axis_index_groups": None} if prim is all_gather_p else {}
 
     def one(v):
         nd = core.get_aval(v).ndim
         dim = axis % (nd + (0 if tiled else 1)) if (nd or not tiled) else axis
-        return all_gather_p.bind(
+        return prim.bind(
             v,
             axis_name=_names(axis_name),
-            axis_index_groups=None,
+            **groups,
             axis_size=n,
             all_gather_dimension=int(dim),
             tiled=bool(tiled),
@@ -723,12 +725,10 @@ def axis_index(axis_name):
     if any(n in frames for n in names):
         raise NotImplementedError("axis_index over a vmap axis together with other axes")
     _bound(axis_name, "axis_index")
-    if len(names) > 1:  # row-major over the names, from each axis's index (as JAX stages it)
-        from . import api as lax
-
+    if isinstance(axis_name, (tuple, list)):  # row-major over the names (JAX stages a 1-tuple so too)
         index, stride = 0, 1
         for name in reversed(names):
-            index = lax.add(index, lax.mul(axis_index(name), stride))
+            index = index + axis_index(name) * stride
             stride *= axis_size(name)
         return index
     return axis_index_p.bind(axis_name=names[0])
@@ -785,3 +785,4 @@ collective_primitives = (*collective_primitives, psum_invariant_p)
 
 
 from . import parallel_batching  # noqa: E402,F401  (registers the collectives' batching rules)
+from . import all_gather_typed  # noqa: E402,F401  (all_gather(to='invarying' / 'reduced'))

@@ -16,6 +16,7 @@ from ..core import ShapedArray
 from ..ir import holds_jaxprs
 from ..tree_util import tree_map
 from . import parallel as lp
+from .all_gather_typed import TYPED_GATHERS, result_vma
 from .parallel import _names, _pmap_axes
 
 
@@ -26,6 +27,8 @@ def vma_rule(prim, params, in_vmas) -> set:
         return union - set(params["axes"])
     if prim in (lp.all_gather_p, lp.psum_scatter_p, lp.ppermute_p, lp.all_to_all_p):
         return union | set(params["axis_name"])
+    if prim in TYPED_GATHERS:
+        return result_vma(prim, union, params["axis_name"])
     if prim is lp.axis_index_p:
         return set(_names(params["axis_name"]))
     if prim is lp.pvary_p:
@@ -61,6 +64,7 @@ _COLLECTIVE_AXES = {
     lp.pmax_p: "axes",
     lp.pmin_p: "axes",
     lp.all_gather_p: "axis_name",
+    **{p: "axis_name" for p in TYPED_GATHERS},
     lp.psum_scatter_p: "axis_name",
     lp.ppermute_p: "axis_name",
     lp.all_to_all_p: "axis_name",

@@ -11,6 +11,7 @@ from ..avals import merged_axes, vma_str
 from ..core import ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..lax import parallel as lax_parallel
+from ..lax.all_gather_typed import TYPED_GATHERS
 from ..lax.varying import vma_rule
 from ..sharding import Mesh
 
@@ -44,7 +45,15 @@ def _typed_primitives() -> tuple[tuple, frozenset]:
         custom_vjp_call_p,
     )
     return bodies, frozenset(
-        (lp.pmax_p, lp.pmin_p, lp.all_gather_p, lp.psum_scatter_p, lp.ppermute_p, lp.all_to_all_p)
+        (
+            lp.pmax_p,
+            lp.pmin_p,
+            lp.all_gather_p,
+            lp.psum_scatter_p,
+            lp.ppermute_p,
+            lp.all_to_all_p,
+            *TYPED_GATHERS,
+        )
     )
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..lax import parallel as par
 from ..lax import reductions, varying
+from ..lax import all_gather_typed
 from ..parallel.reshard import constraint_sharding, reshard_p, sharding_constraint_p
 from ..parallel.spmd import shard_map_p
 from ..sharding import UNCONSTRAINED, AxisType, _axes_of
@@ -241,6 +242,10 @@ def _all_gather(
     return ctx.emit([ty], generic("stablehlo.all_gather", [x], [ty], props, []), spec=spec)
 
 
+for _gather in (all_gather_typed.all_gather_invariant_p, all_gather_typed.all_gather_reduced_p):
+    register(_gather)(_all_gather)
+
+
 @register(par.psum_scatter_p)
 def _reduce_scatter(
     ctx: RuleContext,
@@ -268,6 +273,9 @@ def _reduce_scatter(
     render = generic("stablehlo.reduce_scatter", [x], [ty], props, [region])
     out = ctx.emit([ty], render, regions=[region], spec=spec)[0]
     return [out] if tiled else [reshape(ctx, out, ctx.out_types[0])]
+
+
+register(all_gather_typed.unreduced_reduce_scatter_p)(_reduce_scatter)
 
 
 @register(par.ppermute_p)
