@@ -19,13 +19,8 @@ all_gather_reduced_p = Primitive("all_gather_reduced")
 TYPED_GATHERS = (all_gather_invariant_p, all_gather_reduced_p)
 
 
-def _abstract(x, *, axis_name, axis_size, all_gather_dimension, tiled):
-    shape = list(x.shape)
-    if tiled:
-        shape[all_gather_dimension] *= axis_size
-    else:
-        shape.insert(all_gather_dimension, axis_size)
-    return x.update(shape=tuple(shape), weak_type=False)
+def _abstract(x, **params):
+    return lp._all_gather_abstract(x, axis_index_groups=None, **params)
 
 
 def _impl(x, **params):
