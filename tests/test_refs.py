@@ -452,3 +452,42 @@ def test_with_refs_accumulates_returns_or_skips_each_cotangent():
     np.testing.assert_allclose(np.asarray(got_w), np.asarray(dw), rtol=1e-6)
     assert str(jax.make_jaxpr(lambda: f_vjp(jnp.ones(4)))()).count("dot_general") == 2
     assert str(jax.make_jaxpr(lambda: only_w(jnp.ones(4)))()).count("dot_general") == 1
+
+
+def test_refs_take_slices_with_traced_starts():
+    """``ref[jax.ds(i, n)]`` with a traced ``i`` (JAX's dynamic slices of refs): read, written and
+    added to under jit and grad, printed as JAX prints it (``a[b:b+2]``), clamped into the ref as
+    ``dynamic_slice`` clamps; a start that differs per vmap member is refused in JAX's words."""
+    from engine.experimental import pallas as pl
+
+    def run(i, j):
+        ref = jax.new_ref(jnp.arange(24.0).reshape(4, 6))
+        a = ref[pl.ds(i, 2), pl.ds(j, 3)]
+        ref[pl.ds(i, 2), :] = jnp.zeros((2, 6))
+        ref[1, pl.ds(j, 2)] += jnp.ones(2)
+        return a, ref[...]
+
+    def want(i, j):
+        x = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+        a = x[min(i, 2) : min(i, 2) + 2, min(j, 3) : min(j, 3) + 3].copy()
+        x[min(i, 2) : min(i, 2) + 2] = 0
+        x[1, min(j, 4) : min(j, 4) + 2] += 1
+        return a, x
+
+    for f, i, j in ((run, 1, 2), (jax.jit(run), 1, 2), (jax.jit(run), 3, 5)):  # (3, 5): clamped starts
+        got, w = f(i, j), want(i, j)
+        np.testing.assert_array_equal(np.asarray(got[0]), w[0])
+        np.testing.assert_array_equal(np.asarray(got[1]), w[1])
+    text = str(jax.make_jaxpr(lambda i, j: jax.new_ref(jnp.ones((4, 6)))[pl.ds(i, 2), pl.ds(j, 3)])(1, 2))
+    assert "e:f32[2,3] <- d[a:a+2,b:b+3]" in text
+
+    def g(x, i):
+        ref = jax.new_ref(x)
+        ref[pl.ds(i, 2)] *= 3.0
+        return jnp.sum(jnp.sin(ref[...]))
+
+    x = np.arange(5.0, dtype=np.float32)
+    scale = np.array([1, 3, 3, 1, 1], np.float32)
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(g))(x, 1)), np.cos(x * scale) * scale, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="No support for vmapping over nontrivial slices"):
+        jax.vmap(run)(jnp.array([0, 1]), jnp.array([2, 3]))

@@ -111,6 +111,8 @@ def _indices(indexer: Indexer, operands: Sequence[Value]) -> list[Any]:
     for d in indexer.dims:
         if d[0] == "slice":
             out.append(_Slice(d[1], d[2], d[3]))
+        elif d[0] == "dslice":
+            out.append(_Slice(next(it), d[1], d[2]))  # (its start an operand)
         elif d[0] == "int":
             out.append(np.int32(d[1]))
         else:
@@ -127,7 +129,7 @@ def _is_trivial(indexer: Indexer | None, shape: Sequence[int]) -> bool:
 
 
 def _as_slice(idx: list[Any]) -> list[tuple[int, int, int]] | None:
-    if not all(type(i) is _Slice for i in idx):
+    if not all(type(i) is _Slice and type(i.start) is int for i in idx):
         return None
     return [(i.start, i.start + (i.size - 1) * i.stride + 1, i.stride) for i in idx]
 
@@ -143,7 +145,10 @@ def _as_dynamic_slice(idx: list[Any]) -> tuple[list[Any], list[int], tuple[int, 
         return None
     if any(type(i) is _Slice and i.stride > 1 for i in idx):
         return None
-    starts = [_to_i32(np.int32(i.start)) if type(i) is _Slice else _to_i32(i) for i in idx]
+    starts = [
+        _to_i32(np.int32(i.start) if type(i.start) is int else i.start) if type(i) is _Slice else _to_i32(i)
+        for i in idx
+    ]
     sizes = [i.size if type(i) is _Slice else 1 for i in idx]
     squeeze = tuple(k for k, i in enumerate(idx) if type(i) is not _Slice)
     return starts, sizes, squeeze

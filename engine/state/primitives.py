@@ -255,11 +255,14 @@ def _np_index(ref: Ref, indexer: Indexer | None, operands: Sequence[Value]) -> A
         return ...
     shape = ref.shape
     arrays = []
-    dims = [k for k, d in enumerate(indexer.dims) if d[0] == "array"]
-    for k, a in zip(dims, operands):
+    dims = [(k, d) for k, d in enumerate(indexer.dims) if d[0] in ("array", "dslice")]
+    for (k, d), a in zip(dims, operands):
         i = np.asarray(core.to_numpy(a)).astype(np.int64)
         n = shape[k]
-        arrays.append(np.clip(np.where(i < 0, i + n, i), 0, n - 1))  # out of bounds clamps, as JAX's
+        if d[0] == "dslice":  # (a start clamped so the slice fits, as dynamic_slice's)
+            arrays.append(int(np.clip(i, 0, max(n - (d[1] - 1) * d[2] - 1, 0))))
+        else:
+            arrays.append(np.clip(np.where(i < 0, i + n, i), 0, n - 1))  # out of bounds clamps, as JAX's
     return indexer.numpy_index(arrays)
 
 
@@ -414,6 +417,10 @@ def _pp_index(
             parts.append(f"{start or ''}:{'' if end == n else end}")  # (JAX's printer omits strides)
         elif d[0] == "int":
             parts.append(str(d[1]))
+        elif d[0] == "dslice":  # (JAX's printer: start:start+size)
+            a = next(it)
+            start = str(np.asarray(core.to_numpy(a.val)).item()) if type(a) is ir.Literal else ctx.name(a)
+            parts.append(f"{start}:{start}+{d[1]}")
         else:
             a = next(it)
             parts.append(

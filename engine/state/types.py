@@ -181,6 +181,8 @@ class Ref:
 #   ("slice", start, size, stride)   a static slice
 #   ("int", i)                       a static integer (non-negative)
 #   ("array",)                       the next operand: an integer scalar or array
+#   ("dslice", size, stride)         a slice whose start is the next operand (a traced scalar:
+#                                    ``ref[jax.ds(i, 2)]``), clamped into the ref as dynamic_slice's
 # ``Indexer`` None means the whole ref (``ref[...]``), printed ``[...]`` as JAX prints it.
 #
 # The primitives' param is JAX's ``tree``: the pytree structure of the access's transforms, ``()``
@@ -217,6 +219,9 @@ class Indexer:
             if d[0] == "slice":
                 _, start, size, stride = d
                 out.append(slice(start, start + size * stride, stride) if size else slice(start, start))
+            elif d[0] == "dslice":  # (its start a concrete integer here: see primitives._np_index)
+                start = int(next(it))
+                out.append(slice(start, start + d[1] * d[2], d[2]))
             elif d[0] == "int":
                 out.append(d[1])
             else:
@@ -233,7 +238,7 @@ def index_tree(indexer: Indexer | None) -> PyTreeDef:
     """The ``tree`` param of an access by ``indexer`` (None: the whole ref)."""
     if indexer is None:
         return WHOLE
-    n = sum(d[0] == "array" for d in indexer.dims)
+    n = sum(d[0] in ("array", "dslice") for d in indexer.dims)
     return tree_structure((Indexer(indexer.dims, (0,) * n),))
 
 
@@ -273,12 +278,14 @@ def parse_index(idx: Any, shape: tuple[int, ...]) -> tuple[Indexer | None, list[
             size = max(0, (stop - start + step - 1) // step)
             dims.append(("slice", start, size, step))
         elif isinstance(i, Slice):
-            if i.is_dynamic_start or i.is_dynamic_size:
+            if i.is_dynamic_size:
                 raise NotImplementedError(
-                    f"ref[jax.ds(start, size)] with a traced start or size ({i}): the engine's refs take "
-                    "static slices and integer index arrays; read the ref (ref[...]) and use "
-                    "lax.dynamic_slice, or index with start + jnp.arange(size)"
+                    f"ref[jax.ds(start, size)] with a traced size ({i}): a ref's slices have static sizes"
                 )
+            if i.is_dynamic_start:
+                dims.append(("dslice", operator.index(i.size), i.stride))
+                operands.append(i.start)
+                continue
             dims.append(("slice", operator.index(i.start), operator.index(i.size), i.stride))
         elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
             k = int(i)
@@ -305,9 +312,11 @@ def indexed_aval(inner: ShapedArray, indexer: Indexer | None, operand_avals: Seq
     is_int: list[bool] = []
     slice_sizes: list[int] = []
     for d in indexer.dims:
-        if d[0] == "slice":
+        if d[0] in ("slice", "dslice"):
             is_int.append(False)
-            slice_sizes.append(d[2])
+            slice_sizes.append(d[2] if d[0] == "slice" else d[1])
+            if d[0] == "dslice":
+                next(arrays)  # (its start)
         else:
             is_int.append(True)
             int_shapes.append(() if d[0] == "int" else tuple(next(arrays).shape))

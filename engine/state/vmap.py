@@ -60,8 +60,8 @@ def _with_batch_dim(
     dims = list(indexer.dims)
     it = iter(operands)
     for d in dims:
-        if d[0] == "array" and getattr(next(it), "ndim", 0) != 0:
-            return None
+        if d[0] in ("array", "dslice") and getattr(next(it), "ndim", 0) != 0 and d[0] == "array":
+            return None  # (a dslice's start is a scalar: its slice takes the batch dimension alongside)
     dims.insert(rd, ("slice", 0, size, 1))
     out_dim = sum(1 for d in dims[:rd] if d[0] == "slice")
     return Indexer(dims), out_dim
@@ -78,8 +78,22 @@ def _static_case(
     return _with_batch_dim(indexer, idx, rd, size)
 
 
+def _refuse_batched_starts(indexer: Indexer | None, idx: Sequence[Value], dims: Sequence[Any]) -> None:
+    """JAX's refusal of a ``jax.ds`` whose start differs per member."""
+    if indexer is None:
+        return
+    operand_dims = [d for d in indexer.dims if d[0] in ("array", "dslice")]
+    for d, v, bd in zip(operand_dims, idx, dims):
+        if d[0] == "dslice" and bd is not not_mapped:
+            raise NotImplementedError(
+                f"No support for vmapping over nontrivial slices just yet: Slice(start={v!r}, size={d[1]}, "
+                f"stride={d[2]})"
+            )
+
+
 def _get_vmap(size: int, vals: Sequence[Value], dims: Sequence[Any], *, tree: PyTreeDef) -> Any:
     indexer = tree_indexer(tree)
+    _refuse_batched_starts(indexer, vals[1:], dims[1:])
     case = _static_case(size, vals, dims, 1, indexer)
     if case is None:
         return _get_batch(size, vals, dims, tree=tree)
@@ -92,6 +106,7 @@ def _write_vmap(prim: Any) -> Any:
 
     def rule(size: int, vals: Sequence[Value], dims: Sequence[Any], *, tree: PyTreeDef) -> Any:
         indexer = tree_indexer(tree)
+        _refuse_batched_starts(indexer, vals[2:], dims[2:])
         case = _static_case(size, vals, dims, 2, indexer)
         if case is None:
             return general(size, vals, dims, tree=tree)
