@@ -112,10 +112,11 @@ def _not_implemented(name: str, what: str = "unreduced") -> NotImplementedError:
 def _type(ctx, x) -> str:
     from .partition import _type_str
 
-    return _type_str(ctx, x, long=True) + _states_str(ctx, x.spec)
+    return _type_str(ctx, x, long=True) + states_str(ctx, x.spec)
 
 
-def _states_str(ctx, spec) -> str:
+def states_str(ctx, spec) -> str:
+    """``{U:X}``/``{R:X}``: the states of a value specced ``spec`` as its type prints them."""
     from ..sharded_types import partial_str
     from ..sharding import NamedSharding, PartitionSpec
 

@@ -13,7 +13,7 @@ from ..device_put_primitive import device_put_p
 from ..ir import ClosedJaxpr, Literal
 from ..sharding import Mesh, NamedSharding, PartitionSpec, _arranged
 from ..staging import trace_to_jaxpr
-from .partial_types import _states_str, convert, convert_first
+from .partial_types import convert, convert_first, states_str
 from .partition import (
     MeshContext,
     Sharded,
@@ -412,7 +412,7 @@ def annotate_types(closed: ClosedJaxpr, args) -> dict:
     types = {}
     explicit = set(mesh.explicit_axes)
     for v, x in env.items():
-        states = _states_str(ctx, x.spec)
+        states = states_str(ctx, x.spec)
         if type(v) is Literal or not (states or any(set(axes) & explicit for axes in x.spec)):
             continue
         dims = []
