@@ -9,6 +9,8 @@ primitives): the same gather, with another type for its result and so another tr
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ad, batching, core
 from ..avals import PartialAxis
 from ..core import Primitive
@@ -36,7 +38,7 @@ def _invariant_transpose(ct, x, *, axis_name, axis_size, all_gather_dimension, t
 
     ct = ad.instantiate_zeros(ct)
     piece = core.get_aval(ct).shape[all_gather_dimension] // axis_size
-    start = lax.mul(lp.axis_index(axis_name), piece)
+    start = lax.mul(lp.axis_index(axis_name), np.int32(piece))
     out = lax.dynamic_slice_in_dim(ct, start, piece, axis=all_gather_dimension)
     return [out if tiled else lax.squeeze(out, (all_gather_dimension,))]
 

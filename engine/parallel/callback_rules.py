@@ -11,6 +11,8 @@ callbacks run on every device: the body is not partitioned by these rules.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import core
 from ..lax import parallel as lax_parallel
 from .partition import Sharded, _gathered, _replicated
@@ -24,7 +26,7 @@ def _on_device_zero(ctx, prim, vals, params):
         return [Sharded(o, _replicated(core.get_aval(o).ndim)) for o in outs]
     args = [_gathered(ctx, x) for x in vals]
     axes = tuple(ctx.mesh.axis_names)
-    first = lax.eq(lax_parallel.axis_index(axes), 0)
+    first = lax.eq(lax_parallel.axis_index(axes), np.int32(0))  # (an int32 index, x64 or not)
     avals = prim.abstract_eval(*[core.get_aval(a) for a in args], **params)
 
     def call(*xs):

@@ -17,6 +17,8 @@ value's data between the states where a sharding is asked for (``reshard``, ``ou
 
 from __future__ import annotations
 
+import numpy as np
+
 from typing import Callable
 
 from .. import batching, core
@@ -80,7 +82,7 @@ def convert(ctx, val, have, want):
         val = lax_parallel.psum(val, summed[0] if len(summed) == 1 else summed)
     split = tuple(a for a in ctx.mesh.axis_names if a in unreduced_of(want) - unreduced_of(have))
     if split:
-        first = lax.eq(lax_parallel.axis_index(split[0] if len(split) == 1 else split), 0)
+        first = lax.eq(lax_parallel.axis_index(split[0] if len(split) == 1 else split), np.int32(0))
         val = lax.select(
             lax.broadcast_in_dim(first, core.get_aval(val).shape, ()), val, lax.full_like(val, 0)
         )
