@@ -15,28 +15,26 @@ from engine.experimental.hijax import VJPHiPrimitive
 from engine.test_util import check_grads
 
 
-class SinTimesY(VJPHiPrimitive):
-    def __init__(self, x_aval, y_aval):
-        self.in_avals, self.out_aval, self.params = (x_aval, y_aval), x_aval, {}
-        super().__init__()
+def _snippet_class(name: str) -> type:
+    """A class the JAX-recorded hijax snippets define (tests/jax_reference/snippets_hijax.py),
+    built on the engine: one definition for both suites."""
+    import importlib.util
+    import pathlib
 
-    def expand(self, x, y):
-        return jnp.sin(x) * y
+    path = pathlib.Path(__file__).resolve().parent / "jax_reference" / "snippets_hijax.py"
+    spec = importlib.util.spec_from_file_location("snippets_hijax", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    H = module.H
+    source = H[H.index(f"class {name}(") :]
+    source = source[: source.index("\ndef ")]
+    namespace = {"VJPHiPrimitive": VJPHiPrimitive, "jnp": jnp, "jax": jax}
+    exec(source, namespace)
+    return namespace[name]
 
-    def vjp_fwd(self, nzs_in, x, y):
-        return self(x, y), (jnp.cos(x), jnp.sin(x), y)
 
-    def vjp_bwd_retval(self, res, g):
-        cos_x, sin_x, y = res
-        return (cos_x * g * y, sin_x * g)
-
-    def jvp(self, primals, tangents):
-        (x, y), (x_dot, y_dot) = primals, tangents
-        return self(x, y), jnp.cos(x) * x_dot * y + jnp.sin(x) * y_dot
-
-    def batch_dim_rule(self, axis_data, in_dims):
-        x_dim, y_dim = in_dims
-        return y_dim if x_dim is None else x_dim
+SinTimesY = _snippet_class("SinTimesY")
 
 
 class StableLog1pExp(VJPHiPrimitive):

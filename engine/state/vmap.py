@@ -60,8 +60,10 @@ def _with_batch_dim(
     dims = list(indexer.dims)
     it = iter(operands)
     for d in dims:
-        if d[0] in ("array", "dslice") and getattr(next(it), "ndim", 0) != 0 and d[0] == "array":
-            return None  # (a dslice's start is a scalar: its slice takes the batch dimension alongside)
+        if d[0] in ("array", "dslice"):  # (each takes an operand; a dslice's start is a scalar)
+            operand = next(it)
+            if d[0] == "array" and getattr(operand, "ndim", 0) != 0:
+                return None
     dims.insert(rd, ("slice", 0, size, 1))
     out_dim = sum(1 for d in dims[:rd] if d[0] == "slice")
     return Indexer(dims), out_dim
