@@ -163,7 +163,10 @@ def typed_layout(x) -> NamedSharding | None:
     """The sharding the type of ``x``, a value being staged, names on a context mesh with explicit
     axes (JAX's ``x.aval.sharding``, which ``full_like`` lays its result out by); else None."""
     s = staged_layout(x)
-    return s if s is not None and any(s.spec.partitions) else None
+    if s is None:
+        return None
+    spec = s.spec
+    return s if any(spec.partitions) or spec.unreduced or spec.reduced else None
 
 
 def staged_layout(x) -> NamedSharding | None:

@@ -137,10 +137,21 @@ def test_unreduced_gradients_accumulate_over_a_loop(mesh):
     stacked = np.stack([np.eye(4, dtype=np.float32) / 2 + 0.1 * k for k in range(3)])
     xs = jax.device_put(np.linspace(-1, 1, 40, dtype=np.float32).reshape(5, 2, 4), P(None, "X", None))
     ws_reduced = jax.device_put(stacked, P(reduced={"X"}))
-    got = jax.jit(step, static_argnums=2)(ws_reduced, xs, True)
-    want = jax.jit(step, static_argnums=2)(jax.device_put(stacked, P()), xs, False)
+    stepped = jax.jit(step, static_argnums=2)
+    got = stepped(ws_reduced, xs, True)
+    want = stepped(jax.device_put(stacked, P()), xs, False)
     assert str(jax.typeof(got)) == "float32[3,4,4]"
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+    # Types inside the loop body, as JAX gives them: zeros_like keeps the reduced type, the loss
+    # sum's transpose is laid out as its operand, and the unreduced gradient is added as it is.
+    text = str(stepped.trace(ws_reduced, xs, True).jaxpr)
+    assert "f32[3,4,4]{R:X} = broadcast_in_dim 0.0" in text
+    assert "f32[2@X,4] = broadcast_in_dim" in text and "f32[2,4] = broadcast_in_dim" not in text
+    # (JAX's five: the seed 1.0 in each of the two scans' grads, the zeros' cast, the two after)
+    assert text.count("reshard") == 5, text
+    # One all-reduce per step: the dead loss value of each microbatch sums nothing on the devices.
+    compiled = stepped.lower(ws_reduced, xs, True).compile().as_text()
+    assert compiled.count("all-reduce(") == 1, compiled
 
 
 def test_shard_map_bodies_type_unreduced_and_reduced_values(mesh, capsys):

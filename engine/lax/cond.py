@@ -13,6 +13,7 @@ from .. import ad, ad_checkpoint, batching, core, ir
 from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..parallel.explicit_types import operand_layouts
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
 from ..tree_util import tree_flatten, tree_unflatten
@@ -82,6 +83,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None, traced_for
         index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     leaves, in_tree = tree_flatten(operands)
     avals = _avals(leaves)
+    seeds = operand_layouts(leaves)
     closed, trees = [], []
     for br in branches:
         store = []
@@ -97,7 +99,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None, traced_for
             vmapped_branch_levels.append(len(core._state.stack))
         try:
             debug = debug_info(traced_for, br, operands) if traced_for else None
-            closed.append(trace_to_jaxpr(flat, avals, debug=debug))
+            closed.append(trace_to_jaxpr(flat, avals, seeds, debug=debug))
         finally:
             if under_vmap:
                 vmapped_branch_levels.pop()

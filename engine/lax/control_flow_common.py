@@ -23,8 +23,17 @@ def _closure_convert(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.in_binders], j.eqns, j.outs), []), list(closed.consts)
 
 
-def _trace(fun, avals, debug: TraceDebug | None = None) -> tuple[ClosedJaxpr, list]:
-    return _closure_convert(trace_to_jaxpr(fun, list(avals), debug=debug))
+def _trace(
+    fun, avals, debug: TraceDebug | None = None, operands=None, sliced: int = 0
+) -> tuple[ClosedJaxpr, list]:
+    """``fun`` traced to a closure-converted jaxpr; given the ``operands`` it will be applied to
+    (the last ``sliced`` scanned over), their layouts on an explicit mesh seed the trace's types."""
+    seeds = None
+    if operands is not None:
+        from ..parallel.explicit_types import operand_layouts
+
+        seeds = operand_layouts(operands, sliced)
+    return _closure_convert(trace_to_jaxpr(fun, list(avals), seeds, debug=debug))
 
 
 def _avals(xs):

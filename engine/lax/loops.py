@@ -71,14 +71,14 @@ def while_loop(cond_fun, body_fun, init_val):
     cj, cconsts = _trace_cond(
         cond_fun, flat_cond, tree, avals, cond_dbg
     )  # the condition first, as JAX traces them
-    bj, bconsts = _trace(flat_body, avals, body_dbg)
+    bj, bconsts = _trace(flat_body, avals, body_dbg, leaves)
     if body_tree[0] != tree:
         check_carry_type("while_loop body", body_fun, tree, avals, body_tree[0], bj.out_avals)
     promoted = promote_weak_inits(leaves, avals, bj.out_avals)
     if promoted is not None:
         leaves, avals = promoted, _avals(promoted)
         cj, cconsts = _trace_cond(cond_fun, flat_cond, tree, avals, cond_dbg)
-        bj, bconsts = _trace(flat_body, avals, body_dbg)
+        bj, bconsts = _trace(flat_body, avals, body_dbg, leaves)
     check_carry_type("while_loop body", body_fun, tree, avals, body_tree[-1], bj.out_avals)
     typed = explicit_types.typed_avals(bj, [*bconsts, *leaves])
     if typed is not None:  # (on an explicit mesh: the carry's layout is part of its type)

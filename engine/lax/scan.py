@@ -77,13 +77,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return [*cl, *yl]
 
     dbg = debug_info("scan", f, (init, xs))
-    body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
+    body, consts = _trace(flat, [*c_avals, *x_avals], dbg, [*c_leaves, *x_leaves], len(x_leaves))
     if trees[0] != c_tree:
         check_carry_type("scan body", f, c_tree, c_avals, trees[0], body.out_avals[: c_tree.num_leaves])
     promoted = promote_weak_inits(c_leaves, c_avals, body.out_avals[: len(c_avals)])
     if promoted is not None:
         c_leaves, c_avals = promoted, _avals(promoted)
-        body, consts = _trace(flat, [*c_avals, *x_avals], dbg)
+        body, consts = _trace(flat, [*c_avals, *x_avals], dbg, [*c_leaves, *x_leaves], len(x_leaves))
     check_carry_type("scan body", f, c_tree, c_avals, trees[0], body.out_avals[: len(c_avals)])
     typed = explicit_types.typed_avals(body, [*consts, *c_leaves, *x_leaves], sliced=len(x_leaves))
     if typed is not None:  # (on an explicit mesh: the carry's layout is part of its type)

@@ -25,6 +25,32 @@ from ..sharded_types import ShardedShapedArray
 from .partial_types import reduced_of, unreduced_of
 
 
+def operand_layouts(operands: Sequence, sliced: int = 0) -> list | None:
+    """The shardings a body traced for ``operands`` (the last ``sliced`` scanned over: the body
+    sees each without its leading dimension) takes its inputs in, on an explicit mesh, so that
+    values it makes from them are typed as they will be (``jax.typeof`` in the body, a transpose's
+    layout); None when no operand lies on one."""
+    from ..sharding import get_abstract_mesh
+    from ..vjp_function import explicit_layout
+
+    if not get_abstract_mesh().explicit_axes and not any(getattr(x, "on_mesh", False) for x in operands):
+        return None
+    layouts = [_layout(x, explicit_layout) for x in operands]
+    if not any(layouts):
+        return None
+    for k in range(len(operands) - sliced, len(operands)):
+        s = layouts[k]
+        if s is not None:
+            spec = s.spec
+            parts = tuple(spec.partitions)
+            layouts[k] = (
+                None
+                if parts and parts[0] is not None
+                else s.with_spec(PartitionSpec(*parts[1:], unreduced=spec.unreduced, reduced=spec.reduced))
+            )
+    return layouts
+
+
 def typed_avals(closed: ClosedJaxpr, args: Sequence, sliced: int = 0) -> tuple[list, list] | None:
     """``closed``'s input and output avals, typed by their layouts on an explicit mesh, when it is
     applied to ``args`` (its inputs' values; the last ``sliced`` are scanned over: a body sees each

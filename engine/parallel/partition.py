@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import ad, batching, core, monitoring
 from ..core import Array, ShapedArray
-from ..ir import ClosedJaxpr, Literal
+from ..ir import ClosedJaxpr, Literal, dce_jaxpr
 from ..lax import parallel as lax_parallel
 from ..sharding import Mesh, NamedSharding, PartitionSpec, get_abstract_mesh
 from ..sharding import spec_entry as _entry
@@ -575,6 +575,9 @@ def partition(closed: ClosedJaxpr, ctx: MeshContext, in_specs: list) -> _Partiti
 
     with ctx.axis_env():
         local = trace_to_jaxpr(local_fun, local_avals)
+    # (after the whole program is typed, so a dead equation's type errors still raise: the work
+    # nothing reads goes, a dead value's collectives with it, as XLA removes them)
+    local = ClosedJaxpr(dce_jaxpr(local.jaxpr), local.consts)
     hit = per[key] = _Partitioned(local, list(out_specs), list(out_views), ctx.untyped)
     ctx.untyped |= outer_untyped
     return hit

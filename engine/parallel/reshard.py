@@ -323,6 +323,19 @@ def mesh_of_jaxpr(closed: ClosedJaxpr, running: bool = True) -> Mesh | None:
 # jax.typeof of a traced value: its layout, found by partitioning the program traced so far.
 
 
+def _free_spec(v, seeds: dict, consts: dict, mesh: Mesh):
+    """How a value a traced program reads from outside is laid out: an argument as its seed says,
+    a closed-over value (an outer ``jit``'s tracer, an array on the mesh) as it is; else replicated."""
+    s = seeds.get(v)
+    if s is None and v in consts:
+        from ..vjp_function import explicit_layout
+
+        s = explicit_layout(consts[v])
+        if s is not None and s.mesh != mesh:
+            s = None
+    return spec_of(s, v.aval.ndim) if s is not None else _replicated(v.aval.ndim)
+
+
 def traced_sharding(tracer) -> NamedSharding | None:
     """The sharding a value being staged (a ``jit`` tracer) will have, when the program works on a
     mesh (its arguments are sharded, or it reshards): the program traced so far up to the
@@ -355,12 +368,15 @@ def traced_sharding(tracer) -> NamedSharding | None:
             if type(x) is Var and x not in defined and x not in free:
                 free.append(x)
     ctx = MeshContext(mesh)
-    specs = [spec_of(seeds[v], v.aval.ndim) if v in seeds else _replicated(v.aval.ndim) for v in free]
     consts = builder.constvals
+    specs = [_free_spec(v, seeds, consts, mesh) for v in free]
     out_spec: list = []
 
     def local_fun(*vals):
-        args = [Sharded(consts[v] if v in consts else val, s) for v, val, s in zip(free, vals, specs)]
+        args = [
+            Sharded(consts[v] if v in consts and not any(s) else val, s)
+            for v, val, s in zip(free, vals, specs)
+        ]
         (out,) = _interpret(ctx, Jaxpr([], free, eqns, [var]), [], args)
         out_spec[:] = [(out.spec, out.view)]
         return [out.val]
