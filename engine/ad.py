@@ -85,10 +85,10 @@ def zeros_like_aval(aval: ShapedArray, like: Value | None = None) -> Value:
             return np.zeros(aval.shape, float0)
         return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
     layout = None
-    if isinstance(like, Tracer) and aval.shape:
-        from .sharded_types import typed_layout
+    if isinstance(like, Tracer):  # (a scalar's on the mesh: a reshard of 0.0, as JAX's full stages it)
+        from .sharded_types import staged_layout, typed_layout
 
-        layout = typed_layout(like)
+        layout = typed_layout(like) if aval.shape else staged_layout(like)
     zeros = lax.full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type, sharding=layout)
     if core.vma_checking[0] and aval.vma:  # (in a checked shard_map: varying as aval is)
         from .lax.varying import pvary_to

@@ -253,13 +253,33 @@ def _typed_as_primal(ct, sharding):
     if spec.unreduced or spec.reduced:
         sharding = sharding.with_spec(spec.to_ct_spec())
 
-    if isinstance(ct, core.Tracer):
-        from .parallel.reshard import traced_sharding
-
-        have = traced_sharding(ct)
-    else:
-        have = getattr(ct, "sharding", None)
+    have = _layout_of(ct)
     return ct if have == sharding else reshard(ct, sharding)
+
+
+def _layout_of(ct):
+    """The sharding of ``ct`` (a value, or one being staged: under ``vmap``, one example's), or
+    None when the trace cannot tell."""
+    from . import sharding as sharding_lib
+    from .batching import BatchTracer
+    from .parallel.reshard import traced_sharding
+
+    if isinstance(ct, BatchTracer):
+        dim = ct.batch_dim
+        whole = _layout_of(ct.val)
+        if whole is None or not isinstance(dim, int):
+            return None if whole is None or dim is not None else whole
+        spec = whole.spec
+        parts = list(spec.partitions) + [None] * (core.get_aval(ct.val).ndim - len(spec.partitions))
+        if parts[dim] is not None:
+            return None
+        del parts[dim]
+        return whole.with_spec(
+            sharding_lib.PartitionSpec(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
+        )
+    if isinstance(ct, core.Tracer):
+        return traced_sharding(ct)
+    return getattr(ct, "sharding", None)
 
 
 def match_dtype(ct, aval):

@@ -13,7 +13,6 @@ from .. import ad, ad_checkpoint, batching, core, ir
 from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from ..parallel.explicit_types import operand_layouts
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
 from ..tree_util import tree_flatten, tree_unflatten
@@ -83,7 +82,7 @@ def _switch(index, branches, operands, clamp_index, const_order=None, traced_for
         index = lax.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     leaves, in_tree = tree_flatten(operands)
     avals = _avals(leaves)
-    seeds = operand_layouts(leaves)
+    seeds = explicit_types.operand_layouts(leaves)
     closed, trees = [], []
     for br in branches:
         store = []
@@ -241,11 +240,12 @@ def _cond_jvp(primals, tangents, *, branches, branches_platforms=None):
     return outs[:m], [next(it) if z else ad.Zero(ad.tangent_aval(a)) for z, a in zip(out_nz, avals)]
 
 
-def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
+def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False, known_operands=None):
     """Partial-evaluate every branch alike (JAX's _cond_partial_eval): known branches also return
     the residuals, in slots merged across branches by type; a branch fills the slots it does not
-    use with ``empty2`` values, and the unknown branches take every slot as an input.
-    ``trace_order``: each branch's residuals in the order of JAX's JaxprTrace split."""
+    use with ``empty2`` values (on an explicit mesh, given the ``known_operands``, laid out as the
+    branch that makes the residual lays it out), and the unknown branches take every slot as an
+    input. ``trace_order``: each branch's residuals in the order of JAX's JaxprTrace split."""
     out_uk = [False] * len(branches[0].out_avals)
     for _ in range(2):
         splits = [
@@ -264,11 +264,12 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
         splits = [in_trace_order(*s) for s in splits]
     res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]
     all_res, slots = _merge_branch_residuals(res_avals)
+    fill_types = _typed_residuals(splits, slots, all_res, known_operands)
     known, unknown = [], []
     unused = [Var(a) for a in all_res]  # (one binder per slot, in every branch that does not read it)
     for (j1, j2, _, nres), own in zip(splits, slots):
         n_out = len(j1.outs) - nres
-        fill = trace_to_jaxpr(lambda: [structural.empty_like(a) for a in all_res], [])
+        fill = trace_to_jaxpr(lambda: [structural.empty_like(a) for a in fill_types], [])
         empties = list(fill.jaxpr.outs)
         res_outs = list(empties)
         for slot, v in zip(own, j1.outs[n_out:]):
@@ -285,6 +286,20 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False):
         j2 = Jaxpr([], [*res_vars, *j2.in_binders[nres:]], j2.eqns, j2.outs)
         unknown.append(ClosedJaxpr(j2, []))
     return known, unknown, out_uk, all_res
+
+
+def _typed_residuals(splits, slots, all_res, known_operands) -> list:
+    """Each residual slot's aval, typed by its layout on an explicit mesh where the branch that
+    makes it says one (so that another branch's fill agrees with it, as JAX's typed empties do)."""
+    typed = list(all_res)
+    if known_operands is None or explicit_types.operand_layouts(known_operands) is None:
+        return typed
+    for (j1, _, _, nres), own in zip(splits, slots):
+        outs = explicit_types.typed_avals(ClosedJaxpr(j1, []), known_operands)
+        if outs is not None:
+            for slot, a in zip(own, outs[1][len(j1.outs) - nres :]):
+                typed[slot] = a
+    return typed
 
 
 # A known branch -> how many empty2 equations end it (the fill), for a remat's rerun of it.
@@ -319,9 +334,11 @@ def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
     unknowns = [not t.pval.is_known for t in args]
     from ..jit_primitive import _linearized_directly
 
-    known, unknown, out_uk, all_res = _cond_split(branches, unknowns, _linearized_directly())
-    nres = len(all_res)
     kvals = [t.pval.const for t, u in zip(args, unknowns) if not u]
+    known, unknown, out_uk, all_res = _cond_split(
+        branches, unknowns, _linearized_directly(), known_operands=kvals
+    )
+    nres = len(all_res)
     outs1 = cond_p.bind(
         core.full_lower(index), *kvals, branches=tuple(known), **_platforms(branches_platforms)
     )
@@ -385,7 +402,7 @@ def _cond_transpose(cts, index, *args, branches, branches_platforms=None):
             outs = ad.backward_pass(b.jaxpr, full, list(xs[nd:]))
             return [ad.instantiate_zeros(o) for o in outs]
 
-        jc, consts = _trace(f, [*d_avals, *ct_avals])
+        jc, consts = _trace(f, [*d_avals, *ct_avals], operands=[*defined, *cts])
         return jc, consts
 
     traced = [transposed(b) for b in branches]

@@ -617,10 +617,13 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     x_res_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in res_x]
     cty_avals = [core.get_aval(c).update(shape=core.get_aval(c).shape[1:]) for c in ct_ys]
     # xs as JAX orders them: the ys' cotangents, then the extensive residuals.
-    bt, bconsts = _trace(
-        body_t, [*_avals(res_c), *_avals(ref_c), *lin_c_avals, *carry_avals, *cty_avals, *x_res_avals]
-    )
     zeros_acc = [ad.zeros_like_aval(a) for a in lin_c_avals]
+    bt, bconsts = _trace(
+        body_t,
+        [*_avals(res_c), *_avals(ref_c), *lin_c_avals, *carry_avals, *cty_avals, *x_res_avals],
+        operands=[*res_c, *ref_c, *zeros_acc, *ct_carry, *ct_ys, *res_x],
+        sliced=len(ct_ys) + len(res_x),
+    )
     outs = scan_p.bind(
         *bconsts,
         *res_c,

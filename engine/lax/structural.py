@@ -598,7 +598,9 @@ def empty_like(aval: ShapedArray):
         from .varying import pvary_to
 
         out = pvary_to(out, aval.vma)
-    return _lax().broadcast_in_dim(out, aval.shape, ()) if aval.shape else out
+    if not aval.shape:
+        return out
+    return _lax().broadcast_in_dim(out, aval.shape, (), out_sharding=getattr(aval, "sharding", None))
 
 
 # --- rev ---------------------------------------------------------------------------------------

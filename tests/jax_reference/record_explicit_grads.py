@@ -26,6 +26,17 @@ def programs(jax):
     a = jax.device_put(values, NamedSharding(mesh, P("x", "y")))
     c = jax.device_put(values, NamedSharding(mesh, P("x", None)))
     v = jax.device_put(np.ones(4, np.float32), NamedSharding(mesh, P("y")))
+    w = jax.device_put(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3), NamedSharding(mesh, P()))
+
+    def scanned(w, c):  # (a loop body's values, its transpose's, typed from the loop's operands)
+        def body(h, row):
+            return h + jnp.sum(jnp.sin(row @ w)), None
+
+        return jax.lax.scan(body, jnp.sum(c), jnp.stack([c, 2 * c]))[0]
+
+    def branched(w, c):  # (a branch's residuals, the other branch's fill, typed alike)
+        return jax.lax.cond(jnp.sum(c) > 0, lambda: jnp.sum(jnp.sin(c @ w)), lambda: jnp.sum(c @ w))
+
     return {
         "tanh": (jax.grad(lambda a: jnp.tanh(a).sum()), (a,)),
         "reshape": (jax.grad(lambda a: (a.reshape(32) ** 2).sum()), (a,)),
@@ -33,6 +44,9 @@ def programs(jax):
         "mul": (jax.grad(lambda a, c: (a * c).sum()), (a, c)),
         "transpose": (jax.grad(lambda a: (a.T @ jnp.ones((8,))).sum()), (c,)),
         "where": (jax.grad(lambda a: jnp.where(a > 0.5, a, 2 * a).sum()), (a,)),
+        "scan": (jax.grad(scanned), (w, c)),
+        "cond": (jax.grad(branched), (w, c)),
+        "jacrev": (jax.jacrev(lambda w, c: jnp.tanh(c @ w).sum(0)), (w, c)),
     }
 
 
