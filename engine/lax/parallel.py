@@ -203,19 +203,18 @@ def _all_gather_abstract(x, *, axis_name, axis_index_groups, axis_size, all_gath
 @psum_scatter_p.def_abstract_eval
 def _psum_scatter_abstract(x, *, axis_name, axis_index_groups, axis_size, scatter_dimension, tiled):
     shape = list(x.shape)
-    if tiled:
-        if shape[scatter_dimension] % axis_size:
+    size = shape[scatter_dimension]
+    if tiled:  # (JAX's words)
+        if size % axis_size:
             raise ValueError(
-                f"psum_scatter: dimension {scatter_dimension} of size "
-                f"{shape[scatter_dimension]} is not divisible by the axis size {axis_size}"
+                f"tiled reduce_scatter operand scatter dimension size {size} must be divisible by "
+                f"shard_count {axis_size}"
             )
         shape[scatter_dimension] //= axis_size
     else:
-        if shape[scatter_dimension] != axis_size:
+        if size != axis_size:
             raise ValueError(
-                f"psum_scatter: dimension {scatter_dimension} has size "
-                f"{shape[scatter_dimension]} but the axis size is {axis_size} (use tiled=True "
-                f"to scatter a dimension that is a multiple of it)"
+                f"reduce_scatter operand scatter dimension size {size} must match shard count {axis_size}"
             )
         del shape[scatter_dimension]
     return x.update(shape=tuple(shape), weak_type=False)

@@ -96,6 +96,8 @@ def _unreduce(x, vma, merged):
 def _vma_out(prim, avals, params, out):
     if prim.results_vary_as_operands:
         return [o.update(vma=a.vma) if type(o) is ShapedArray else o for o, a in zip(out, avals)]
+    if holds_jaxprs(params):  # (calls and control flow: their results vary as their bodies' do)
+        return out
     vma = mesh_order(vma_rule(prim, params, [getattr(a, "vma", ()) for a in avals]))
 
     def typed(o):

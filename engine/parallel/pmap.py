@@ -121,11 +121,10 @@ class PmapFunction:
             try:
                 hash(v)
             except TypeError:
-                raise ValueError(
-                    f"Non-hashable static arguments are not supported: argument {i} "
-                    f"of type {type(v).__name__} is marked in static_broadcasted_argnums. "
-                    f"Pass it as a regular argument instead (with in_axes=None to "
-                    f"broadcast it)."
+                raise ValueError(  # (JAX's words)
+                    "Non-hashable static arguments are not supported, as this can lead to unexpected "
+                    f"cache-misses. Static argument (index {i}) of type {type(v)} for function "
+                    f"{self.name} is non-hashable."
                 ) from None
         dyn_args = [a for i, a in enumerate(args) if i not in static_nums]
         if isinstance(self.in_axes, tuple) and static_nums and len(self.in_axes) == nargs:

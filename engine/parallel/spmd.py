@@ -373,12 +373,36 @@ def _local_aval(mesh, x, spec) -> ShapedArray:
     return aval.update(shape=_block_shape(mesh, aval.shape, spec))
 
 
+def _batch_spec(spec, dim):
+    """``spec`` with an unsplit batch dimension at ``dim`` (JAX's ``pxla.batch_spec``)."""
+    spec = tuple(spec) + ((),) * (dim - len(spec))
+    return (*spec[:dim], (), *spec[dim:])
+
+
 def _shard_map_batch(size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
-    new_vals, mapped, avals, f = batching.batch_leading(jaxpr, size, vals, dims)
-    specs = [((), *s) if m else s for s, m in zip(in_specs, mapped)]
+    # As JAX's rule: each operand's batch dimension stays where it is (an unsplit dimension in its
+    # spec), and each result's is where the batched body leaves it; unbatched results stay so.
+    trace = batching.current_batch_trace()
+    vname = trace.axis_name if trace is not None else None
+    in_dims = [None if d is batching.not_mapped else d for d in dims]
+    avals = [
+        a if d is None else a.update(shape=(*a.shape[:d], size, *a.shape[d:]))
+        for a, d in zip(jaxpr.in_avals, in_dims)
+    ]
+    specs = [s if d is None else _batch_spec(s, d) for s, d in zip(in_specs, in_dims)]
+    out_dims: list = []
+
+    def f(*xs):
+        outs, ds = batching.vmap_traced(
+            lambda *ys: eval_jaxpr(jaxpr.jaxpr, ys, jaxpr.consts), size, vname, in_dims, xs
+        )
+        out_dims[:] = [None if d is batching.not_mapped else d for d in ds]
+        return outs
+
     body, hoisted = _trace_body(f, avals, mesh, specs=_checked(params, specs))
-    outs = _bind(hoisted, new_vals, specs, [((), *s) for s in out_specs], body, mesh=mesh, **params)
-    return outs, [0] * len(outs)
+    new_outs = [s if d is None else _batch_spec(s, d) for s, d in zip(out_specs, out_dims)]
+    outs = _bind(hoisted, list(vals), specs, new_outs, body, mesh=mesh, **params)
+    return outs, [batching.not_mapped if d is None else d for d in out_dims]
 
 
 def _split(jaxpr: ClosedJaxpr, unks_in, mesh, checked: bool = False, traced: bool = True):

@@ -370,3 +370,62 @@ SHARD_MAP_GRADS += [
         0.0,
     )
 ]
+# The jaxprs JAX prints: a loop's invariant carry keeps its type through the transpose (a call's
+# results vary as its body's do), vmap keeps a batch dimension where it is (an unsplit dimension in
+# the specs), an unbatched result stays unbatched; and JAX's words for an uneven psum_scatter.
+_SCANNED = (
+    "@jax.shard_map(mesh=mesh, in_specs=P('i'), out_specs=P('i'))\n"
+    "def scanned(x):\n"
+    "    def body(c, r):\n"
+    "        c = c + jax.lax.psum(jnp.sum(r), 'i')\n"
+    "        return c, r * c\n"
+    "    return jax.lax.scan(body, 0.0, x)[1]\n"
+)
+_PERM = (
+    "@jax.shard_map(mesh=mesh, in_specs=P('i'), out_specs=P('i'))\n"
+    "def perm(x):\n"
+    "    return jax.lax.ppermute(x, 'i', [(j, (j + 1) % 4) for j in range(4)]) * 2\n"
+)
+SHARD_MAP_GRADS += [
+    (
+        "jaxpr_grad_of_scan_with_invariant_carry",
+        _SETUP
+        + "x = jnp.arange(16.).reshape(8, 2)\n"
+        + _SCANNED
+        + "out = str(jax.make_jaxpr(jax.grad(lambda x: jnp.sum(scanned(x))))(x))",
+    ),
+    (
+        "grad_of_scan_with_invariant_carry",
+        _SETUP
+        + "x = jnp.arange(16.).reshape(8, 2)\n"
+        + _SCANNED
+        + "out = jax.grad(lambda x: jnp.sum(scanned(x)))(x)",
+    ),
+    (
+        "jaxpr_vmap_in_axes_1",
+        _SETUP
+        + "x = jnp.arange(16.).reshape(8, 2)\n"
+        + _PERM
+        + "out = str(jax.make_jaxpr(jax.vmap(perm, in_axes=1, out_axes=1))(x))",
+    ),
+    (
+        "vmap_in_axes_1",
+        _SETUP
+        + "x = jnp.arange(16.).reshape(8, 2)\n"
+        + _PERM
+        + "out = jax.vmap(perm, in_axes=1, out_axes=1)(x)",
+    ),
+    (
+        "jaxpr_vmap_unbatched_result",
+        _SETUP
+        + "f = jax.shard_map(lambda x: jax.lax.psum(jnp.sum(x), 'i'), mesh=mesh, in_specs=P('i'), out_specs=P())\n"
+        + "out = str(jax.make_jaxpr(jax.vmap(lambda a: f(x) + a))(jnp.arange(3.)))",
+    ),
+    (
+        "psum_scatter_uneven",
+        _SETUP
+        + "f = jax.shard_map(lambda x: jax.lax.psum_scatter(x, 'i', tiled=True), mesh=mesh, in_specs=P('i'),"
+        + " out_specs=P('i'))\n"
+        + "out = f(jnp.arange(12.))",
+    ),
+]
