@@ -43,6 +43,7 @@ from .core import Array, DType, ShapedArray, Tracer, Value
 from .errors import check_static_hashable
 from .ir import ClosedJaxpr
 from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
+from .jit_primitive import hoist_call_consts
 from .jit_primitive import jit_p as jit_p
 from .jit_primitive import bind_call, mesh_shardings
 from .jit_runtime import CompileJob as CompileJob
@@ -510,7 +511,7 @@ class JitFunction:
             if staged_pmaps() != pmaps:  # (a pmap's shown form is JAX's, not the program that runs)
                 self._has_pmap.add(key)
                 shown_only = displaying()
-            closed, hoisted = _hoist_tracer_consts(closed)
+            closed, hoisted, _ = hoist_call_consts(closed)
             if any(type(c) is Ref for c in hoisted):
                 check_no_closed_over_args(self.fun, hoisted, leaves, names)
             t_trace = time.perf_counter() - t0
@@ -546,11 +547,23 @@ class JitFunction:
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
         else:  # (a numpy argument is copied, as JAX transfers it; a trace copies its own: staging.py)
             leaves = [core.host_copy(x) if type(x) is np.ndarray else x for x in leaves]
+        # (refs alone go after the arguments, as JAX's pjit passes them; else consts go first)
+        refs_last = bool(hoisted) and not any(isinstance(h, Tracer) for h in hoisted)
+        n_lead = 0 if refs_last else len(hoisted)
         if key_reuse.active[0] and not core.tracing_active():
-            key_reuse.jit_call(closed, leaves, len(hoisted))
+            key_reuse.jit_call(closed, leaves, n_lead)
         donated = donation.of_call(self, args, dyn_kwargs, static_nums)  # (JAX's donated_invars say so)
         flat = shardings and shardings(dyn_args, leaves, out_tree, closed.out_avals, len(hoisted))
-        outs = bind_call(closed, [*hoisted, *leaves], self.name, donated, self.keep_unused, flat)
+        if refs_last:
+            if donated is not None:
+                donated = [*donated, *[False] * len(hoisted)]
+            if flat:
+                ins, outs_s = flat
+                flat = ((*ins[len(hoisted) :], *ins[: len(hoisted)]), outs_s)
+            call_args = [*leaves, *hoisted]
+        else:
+            call_args = [*hoisted, *leaves]
+        outs = bind_call(closed, call_args, self.name, donated, self.keep_unused, flat)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:
             tier, job = _tier.last
@@ -611,7 +624,7 @@ class JitFunction:
                 compile_log.on_miss(self.name, self.fun, avals, miss)
             closed, out_tree = self._stage(statics, static_nums, len(args), in_tree, avals, in_shardings)
             if shared and entry is None and staged_pmaps() == pmaps and not displaying():
-                if not _hoist_tracer_consts(closed)[1]:  # (no outer tracer or ref among its consts)
+                if not hoist_call_consts(closed)[1]:  # (no outer tracer or ref among its consts)
                     self._cache[key] = (closed, out_tree, [])
         lowered = Lowered(closed, self.name, out_tree, leaves)
         lowered.relower = functools.partial(self.lower, *args, **kwargs) if staged_pmaps() != pmaps else None

@@ -257,6 +257,28 @@ def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
     return ClosedJaxpr(new, keep_c), hoist_c
 
 
+def hoist_call_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any], bool]:
+    """A jitted call's constants as JAX's pjit passes them: when one is a tracer of an outer
+    transformation, every constant becomes a leading argument (in the order traced); else refs
+    it closes over become trailing arguments (JAX's ``_move_mutable_consts``), and the other
+    constants stay. Returns the jaxpr, the values to pass, and whether they go last."""
+    jaxpr = closed.jaxpr
+    if any(isinstance(c, Tracer) for c in closed.consts):
+        return (
+            ClosedJaxpr(Jaxpr([], [*jaxpr.constvars, *jaxpr.in_binders], jaxpr.eqns, jaxpr.outs), []),
+            list(closed.consts),
+            False,
+        )
+    if not any(isinstance(c, Ref) for c in closed.consts):
+        return closed, [], False
+    is_ref = [isinstance(c, Ref) for c in closed.consts]
+    keep_v = [v for v, r in zip(jaxpr.constvars, is_ref) if not r]
+    ref_v = [v for v, r in zip(jaxpr.constvars, is_ref) if r]
+    new = Jaxpr(keep_v, [*jaxpr.in_binders, *ref_v], jaxpr.eqns, jaxpr.outs)
+    keep_c = [c for c, r in zip(closed.consts, is_ref) if not r]
+    return ClosedJaxpr(new, keep_c), [c for c, r in zip(closed.consts, is_ref) if r], True
+
+
 # --- rules of jit_p ---------------------------------------------------------------------------
 
 

@@ -119,3 +119,25 @@ REF_LIFETIMES += [
         "jax.jit(lambda x: jax.freeze(jax.new_ref(x)))(2.0), jax.jit(lambda x: jax.new_ref(x)[...] * x)(2.0))",
     ),
 ]
+
+# How a nested jit takes what it closes over (JAX's pjit): refs alone go after its arguments (the
+# other constants stay constants); with an outer tracer among them, every constant, refs and arrays
+# included, goes first, in the order traced.
+_CLOSED = (
+    "c = jnp.arange(4.)\n"
+    "r = jax.new_ref(jnp.zeros(3))\n"
+    "def h(y):\n    r[...] += y\n    return y * jnp.sum(c)\n"
+    "def g(x):\n"
+    "    def inner(y):\n        r[...] += y\n        return x * y + jnp.sum(c)\n"
+    "    return jax.jit(inner)(jnp.ones(3))\n"
+)
+REF_LIFETIMES += [
+    ("jaxpr_jit_closing_over_a_ref", _CLOSED + "out = str(jax.make_jaxpr(jax.jit(h))(jnp.ones(3)))"),
+    ("jit_closing_over_a_ref", _CLOSED + "y = jax.jit(h)(jnp.ones(3))\nout = (y, r[...])"),
+    ("jaxpr_jit_closing_over_a_tracer_and_a_ref", _CLOSED + "out = str(jax.make_jaxpr(g)(jnp.ones(3)))"),
+    (
+        "jaxpr_grad_of_jit_closing_over_a_tracer",
+        _CLOSED
+        + "out = str(jax.make_jaxpr(jax.grad(lambda x: jax.jit(lambda y: x * y + jnp.sum(c))(2.0)))(3.0))",
+    ),
+]
