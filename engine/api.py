@@ -251,7 +251,7 @@ def _vjp(fun: Callable, primals: tuple, has_aux: bool, as_pytree: bool):
         transpose = f_vjp_flat.transpose
     else:  # the eager tape's pullback
         args_res, opaque, spec = [], [], None
-        transpose = lambda _, cts, wanted=None: f_vjp_flat(*cts)  # noqa: E731
+        transpose = lambda _, cts, wanted=None, into=None: f_vjp_flat(*cts)  # noqa: E731  (values)
     layouts = [explicit_layout(p) for p in primals_flat]
     layouts = layouts if any(s is not None for s in layouts) else None
     if layouts is not None and isinstance(f_vjp_flat, ad.Pullback):  # (cotangents typed as primals)

@@ -39,6 +39,25 @@ class CotangentAccumulator:
         raise NotImplementedError
 
 
+class ValueAccumulator(CotangentAccumulator):
+    """The cotangent of an array input that is added into a ref the caller gave for it (JAX's
+    ``RefAccum`` of ``VJP.with_refs``): rules in ``value_accumulating`` write into the ref where
+    the cotangent arises (a slice's into its window); the others see an undefined primal, and what
+    they return for it is added in whole."""
+
+    __slots__ = ()
+    aval: Any
+
+    def accum(self, ct: Any) -> None:
+        raise NotImplementedError
+
+
+# primitive -> its transpose taking value accumulators in place of undefined operands (JAX's
+# fancy transposes): ``rule(ct, *operands, **params)``, adding into them, returning nothing.
+value_accumulating: dict[core.Primitive, Callable[..., None]] = {}
+# Calls whose transpose passes a value accumulator into the transposed body (as a ref).
+passes_value_accumulators: set[core.Primitive] = set()
+
 # type of an aval -> the accumulator its linear values get (``state.transpose`` adds refs').
 accumulators: dict[type, Callable[[Any], CotangentAccumulator]] = {}
 
@@ -108,6 +127,10 @@ def _backward_pass(
 
     def write_cotangent(x: Atom, ct: Any) -> None:
         if type(x) is Var and ct is not None and type(ct) is not Zero:
+            held = primal_env.get(x)
+            if isinstance(held, ValueAccumulator):
+                held.accum(ct)
+                return
             prev = ct_env.get(x)
             ct_env[x] = ct if prev is None else add_jaxvals_p.bind(prev, ct)
 
@@ -154,7 +177,9 @@ def _backward_pass(
 
     leads = None  # (with ``wanted``: the values that depend on a wanted argument)
     if wanted is not None:
-        undefined = [v for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
+        undefined = [
+            v for v, a in zip(jaxpr.in_binders, args) if is_undefined(a) or isinstance(a, ValueAccumulator)
+        ]
         leads = {v for v, w in zip(undefined, wanted) if w}
         for eqn in linear_eqns:
             if any(type(x) is Var and x in leads for x in eqn.inputs):
@@ -168,6 +193,14 @@ def _backward_pass(
             isinstance(x, CotangentAccumulator) for x in primals_in
         ):
             continue  # (a read or write of a ref acts on its accumulator, whatever its cotangent)
+        into = [isinstance(x, ValueAccumulator) for x in primals_in]
+        fancy = value_accumulating.get(eqn.primitive) if any(into) else None
+        if fancy is not None:
+            with core.source_info_context(eqn.source_info):
+                fancy(cts_in if eqn.primitive.multiple_results else cts_in[0], *primals_in, **eqn.params)
+            continue
+        if any(into) and eqn.primitive not in passes_value_accumulators:  # (added in whole, below)
+            primals_in = [UndefPrimal(x.aval) if k else x for x, k in zip(primals_in, into)]
         rule = transpose_rules.get(eqn.primitive)
         if rule is None:
             raise NotImplementedError(
@@ -179,7 +212,9 @@ def _backward_pass(
             else:
                 cts_out = rule(cts_in[0], *primals_in, **eqn.params)
             for x, ct in zip(eqn.inputs, cts_out):
-                if type(x) is Var and type(primal_env[x]) is UndefPrimal:
+                if type(x) is Var and (
+                    type(primal_env[x]) is UndefPrimal or isinstance(primal_env[x], ValueAccumulator)
+                ):
                     write_cotangent(x, ct)
     return [read_cotangent(v) for v, a in zip(jaxpr.in_binders, args) if is_undefined(a)]
 

@@ -797,6 +797,7 @@ ad.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.known_output_forwarding_rules[jit_p] = _jit_forward_known_outputs
 ad.transpose_rules[jit_p] = _jit_transpose
 backward_pass.takes_accumulators.add(jit_p)
+backward_pass.passes_value_accumulators.add(jit_p)
 batching.batch_rules[jit_p] = _jit_batch
 ad.partial_eval_rules[jit_p] = _jit_partial_eval
 lowerings[jit_p] = Special("inline")  # its body is inlined into the caller's program

@@ -3,7 +3,7 @@ that holds its residuals apart from the linear program that reads them."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from . import tape
 from .ad import Tangent, UndefPrimal, Zero, linearize_flat
@@ -33,12 +33,14 @@ def linearize_vjp_flat(
     unknown_outs = [not p.is_known for p in tangent_pvals]
 
     def transpose(
-        residuals: Sequence[Value], cts: Sequence[Tangent], layouts=None, wanted=None
-    ) -> list[Tangent]:
+        residuals: Sequence[Value], cts: Sequence[Tangent], layouts=None, wanted=None, into=None
+    ) -> list[Tangent | None]:
         """``layouts``: the primals' shardings on an explicit mesh (or None), which their
         cotangents are typed by, as JAX's undefined primals are; ``wanted``: which inputs'
-        cotangents are wanted (None: all; the others' own work is skipped)."""
+        cotangents are wanted (None: all; the others' own work is skipped); ``into``: per input,
+        a ref its cotangent is added into where it arises (its result is then None), or None."""
         cts_unk = [ct for ct, u in zip(cts, unknown_outs) if u]
+        undef: list[Any]
         if layouts is None:
             undef = [UndefPrimal(a) for a, d in zip(tangent_avals, differentiable) if d]
         else:
@@ -49,11 +51,16 @@ def linearize_vjp_flat(
             ]
         if wanted is not None:
             wanted = [w for w, d in zip(wanted, differentiable) if d]
+        refs = [r for r, d in zip(into or [None] * len(differentiable), differentiable) if d]
+        if any(r is not None for r in refs):
+            from .state.transpose import IntoRef
+
+            undef = [u if r is None else IntoRef(u.aval, r) for u, r in zip(undef, refs)]
         cts_in = backward_pass(jaxpr, [*residuals, *undef], cts_unk, wanted=wanted)
-        it = iter(cts_in)
-        out: list[Tangent] = []
+        it, refs_it = iter(cts_in), iter(refs)
+        out: list[Tangent | None] = []
         for a, d in zip(tangent_avals, differentiable):
-            out.append(next(it) if d else Zero(a))
+            out.append((next(it) if next(refs_it) is None else None) if d else Zero(a))
         return out
 
     return primals_out, Pullback(transpose, consts)

@@ -144,9 +144,10 @@ class VJP:
     def __call__(self, ct, *extra):
         return self._pull(ct, extra, None)
 
-    def _pull(self, ct, extra, wanted):
+    def _pull(self, ct, extra, wanted, into=None):
         """``self(ct)``; ``wanted`` (one flag per input, or None: all): the backward pass skips the
-        work that only leads to the unwanted inputs' cotangents (JAX's ``DontWant``)."""
+        work that only leads to the unwanted inputs' cotangents (JAX's ``DontWant``); ``into`` (a
+        ref or None per input): cotangents added into those refs where they arise (None back)."""
         b = self.backward
         if extra:
             raise TypeError(_too_many_cotangents(b.fun_name, 1 + len(extra)))
@@ -178,16 +179,24 @@ class VJP:
             ct_flat = [*ct_flat, *[ad.Zero(ad.tangent_aval(a)) for a in b.aux_avals]]
         in_backward[0] += 1
         try:
-            cts_flat = b.transpose(self.residuals, ct_flat, wanted=wanted)
+            if into is None:
+                cts_flat = b.transpose(self.residuals, ct_flat, wanted=wanted)
+            else:
+                cts_flat = b.transpose(self.residuals, ct_flat, wanted=wanted, into=into)
         finally:
             in_backward[0] -= 1
         cts_in = []
         for c, a in zip(cts_flat, b.in_avals):
+            if c is None:  # (added into its ref)
+                cts_in.append(None)
+                continue
             if type(c) is ad.Zero:
                 c = ad.instantiate_zeros(c)
             cts_in.append(c if type(c) is Array and c._value.dtype == a.dtype else match_dtype(c, a))
         if b.layouts is not None:
-            cts_in = [c if s is None else _typed_as_primal(c, s) for c, s in zip(cts_in, b.layouts)]
+            cts_in = [
+                c if s is None or c is None else _typed_as_primal(c, s) for c, s in zip(cts_in, b.layouts)
+            ]
         args_ct, _ = unflatten_args(b.in_tree, cts_in)
         return tuple(args_ct)
 
@@ -200,17 +209,21 @@ class VJP:
             raise ValueError(f"with_refs takes one entry per input of the function: {self.backward.in_tree}")
 
         def pull(ct, *extra):
-            cts, _ = tree_flatten(self._pull(ct, extra, [not isinstance(w, DontWant) for w in flat]))
+            wanted = [not isinstance(w, DontWant) for w in flat]
+            into = [None if isinstance(w, (GradValue, DontWant)) else w for w in flat]
+            cts = self._pull(ct, extra, wanted, into)
+            cts, _ = tree_flatten(cts, is_leaf=lambda x: x is None)
             out = []
             for want, c in zip(flat, cts):
                 if isinstance(want, DontWant):
                     out.append(DidntWant())
                 elif isinstance(want, GradValue):
                     out.append(c)
-                else:  # a ref: accumulated into, as JAX's RefAccum
-                    from .state.primitives import ref_addupdate
+                else:  # a ref: added into where the cotangent arose (JAX's RefAccum), or here
+                    if c is not None:
+                        from .state.primitives import ref_addupdate
 
-                    ref_addupdate(want, None, c)
+                        ref_addupdate(want, None, c)
                     out.append(GradRef())
             return tree.unflatten(out)
 

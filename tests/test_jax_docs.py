@@ -58,15 +58,10 @@ _REMAT3 = (
     "a checkpointed function's arguments args[i] in the engine: JAX then also stages checkpoint_name as "
     "a call_hi_primitive and saves what its policy says differently"
 )
-_WITH_REFS = (
-    "vjp(...).with_refs computes a ref's cotangent, then adds it in: JAX's backward pass adds into the "
-    "ref itself, which its jaxpr shows"
-)
 KNOWN_FAILURES.update(
     {
         **{("new-301-sharding-ad", i): _HLO for i in (15, 16)},
         **{("new-301-remat", i): _REMAT3 for i in (6, 18, 27)},
-        ("new-301-refs", 12): _WITH_REFS,
     }
 )
 

@@ -454,6 +454,28 @@ def test_with_refs_accumulates_returns_or_skips_each_cotangent():
     assert str(jax.make_jaxpr(lambda: only_w(jnp.ones(4)))()).count("dot_general") == 1
 
 
+def test_with_refs_adds_a_slices_cotangent_into_its_window_of_the_ref():
+    """A ref given to ``with_refs`` takes its input's cotangent where it arises: a slice's (static or
+    dynamic, inside a jit too, which is passed the ref) is added into the slice's window of the ref
+    (``b[c:c+1] += j``, as JAX's jaxpr shows), never a whole zero-padded array; any other operation's
+    cotangent is added in whole. The ref ends up holding what the dense gradient adds to it."""
+    x = jnp.arange(10.0) / 4
+
+    def f(x, i):
+        return jnp.sin(x[2:5]).sum() * x[i] + jax.jit(lambda x, i: x[i] ** 2)(x, i)
+
+    _, f_vjp = jax.vjp(f, x, 3)
+    dense = np.asarray(f_vjp(1.0)[0])
+    acc = jax.new_ref(jnp.ones(10))
+    got, di = f_vjp.with_refs(acc, jax.ad.GradValue())(1.0)
+    assert isinstance(got, jax.ad.GradRef) and di.dtype == jax.dtypes.float0
+    np.testing.assert_allclose(np.asarray(acc[...]), 1 + dense, rtol=1e-6)
+    text = str(jax.make_jaxpr(lambda: f_vjp.with_refs(acc, jax.ad.GradValue())(1.0))())
+    assert "pad" not in text and "dynamic_update_slice" not in text, text
+    assert "b[2:5] +=" in text or "[2:5] +=" in text, text
+    assert "Ref{f32[10]}" in text.split("name=<lambda>")[-1], text  # (the transposed jit takes the ref)
+
+
 def test_refs_take_slices_with_traced_starts():
     """``ref[jax.ds(i, n)]`` with a traced ``i`` (JAX's dynamic slices of refs): read, written and
     added to under jit and grad, printed as JAX prints it (``a[b:b+2]``), clamped into the ref as

@@ -10,6 +10,11 @@ cotangent first reaches it. Each state primitive's transpose acts on it:
 * ``addupdate`` -> ``get``: the added value's cotangent is what the place holds;
 * ``new_ref`` -> ``freeze`` of it: the cotangent of the initial value (an ``empty_ref``'s is
   frozen and dropped; a ``free_ref`` transposes to nothing).
+
+``VJP.with_refs`` gives an array input a ref its cotangent is added into (``IntoRef``): a slice
+of that input (``slice``, ``dynamic_slice``) transposes to an ``addupdate`` of the slice's window
+of the ref, so the whole cotangent is never made (JAX's fancy transposes); a ``jit`` passes the
+ref into its transposed body.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ from typing import Any, Sequence
 from .. import ad, backward_pass
 from ..core import Value
 from .allocation import empty_ref_p, free_ref_p
-from .primitives import addupdate_p, freeze_p, get_p, new_ref_p, swap_p
+from ..indexing import dslice
+from ..lax.dynamic_slicing import dynamic_slice_p
+from ..lax.slicing import slice_p
+from .primitives import addupdate_p, freeze_p, get_p, new_ref_p, ref_addupdate, swap_p
 from .types import WHOLE, AbstractRef, PyTreeDef
 
 
@@ -60,6 +68,37 @@ class RefCotangent(backward_pass.CotangentAccumulator):
 
 
 backward_pass.accumulators[AbstractRef] = RefCotangent
+
+
+class IntoRef(backward_pass.ValueAccumulator):
+    """The cotangent of an array input, added into the ref ``VJP.with_refs`` was given for it."""
+
+    __slots__ = ("aval", "ref")
+
+    def __init__(self, aval: Any, ref: Any):
+        self.aval, self.ref = aval, ref
+
+    def accum(self, ct: Any) -> None:
+        if ct is not None and type(ct) is not ad.Zero:
+            addupdate_p.bind(self.ref, ct, tree=WHOLE)
+
+    def project(self) -> Any:
+        return self.ref
+
+    @classmethod
+    def unproject(cls, aval: Any, value: Any) -> IntoRef:
+        return cls(aval.inner_aval if isinstance(aval, AbstractRef) else aval, value)
+
+
+def _slice_into(ct: Any, acc: IntoRef, *, start_indices, limit_indices, strides) -> None:
+    if type(ct) is not ad.Zero:
+        steps = strides or (1,) * len(start_indices)
+        ref_addupdate(acc.ref, tuple(map(slice, start_indices, limit_indices, steps)), ct)
+
+
+def _dynamic_slice_into(ct: Any, acc: IntoRef, *starts: Value, slice_sizes) -> None:
+    if type(ct) is not ad.Zero:
+        ref_addupdate(acc.ref, tuple(map(dslice, starts, slice_sizes)), ct)
 
 
 def _none(n: int) -> list[None]:
@@ -105,6 +144,8 @@ def _empty_ref_transpose(ct_ref: RefCotangent, **params: Any) -> list[Any]:
     return []
 
 
+backward_pass.value_accumulating[slice_p] = _slice_into
+backward_pass.value_accumulating[dynamic_slice_p] = _dynamic_slice_into
 ad.transpose_rules[new_ref_p] = _new_ref_transpose
 ad.transpose_rules[empty_ref_p] = _empty_ref_transpose
 ad.transpose_rules[free_ref_p] = lambda cts, ct_ref: [None]
