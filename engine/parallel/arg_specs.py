@@ -38,14 +38,22 @@ def inferred_spec(x, mesh: Mesh) -> PartitionSpec:
 
 def _known_spec(x, mesh: Mesh) -> PartitionSpec | None:
     """The argument's sharding on ``mesh`` (through the tracers of grad and jvp to their primal
-    values; a staged value's as its type says), or None inside vmap (whose axes JAX leaves out)."""
+    values; a staged value's as its type says; inside vmap, one example's), or None when a vmap
+    maps over a split dimension (an explicit mesh axis vmapped away, which JAX checks otherwise)."""
     while isinstance(x, core.Tracer):
         if isinstance(x, ad.PrimalTracer):
             x = x.primal
         elif isinstance(x, ad.PartialEvalTracer) and x.pval.is_known:
             x = x.pval.const
         elif isinstance(x, batching.BatchTracer):
-            return None
+            dim = x.batch_dim
+            whole = _known_spec(x.val, mesh)
+            if whole is None or not isinstance(dim, int):
+                return None if whole is None or dim is not batching.not_mapped else whole
+            parts = list(whole._normalized_spec_for_aval(core.get_aval(x.val).ndim))
+            if parts.pop(dim) is not None:
+                return None
+            return PartitionSpec(*parts, unreduced=whole.unreduced, reduced=whole.reduced)
         else:
             sharding = partition.traced_sharding(x)
             return sharding.spec if sharding is not None and sharding.mesh == mesh else PartitionSpec()

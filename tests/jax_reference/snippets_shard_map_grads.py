@@ -429,3 +429,24 @@ SHARD_MAP_GRADS += [
         + "out = f(jnp.arange(12.))",
     ),
 ]
+# On an Explicit mesh, vmap's examples carry their types into shard_map's check of in_specs (an
+# unsplit array's example is P(None): refused; a split one's is P('i'): taken).
+_EXPLICIT_PERM = (
+    "emesh = jax.make_mesh((4,), ('i',), axis_types=(AxisType.Explicit,))\n"
+    "x = jnp.arange(16.).reshape(8, 2)\n"
+    "perm = jax.shard_map(lambda x: x * 2, mesh=emesh, in_specs=P('i'), out_specs=P('i'))\n"
+    "vperm = jax.vmap(perm, in_axes=1, out_axes=1)\n"
+)
+SHARD_MAP_GRADS += [
+    (
+        "err_explicit_vmap_unsplit_example",
+        _SETUP + _EXPLICIT_PERM + "with jax.set_mesh(emesh):\n    out = vperm(x)",
+    ),
+    (
+        "jaxpr_explicit_vmap_split_example",
+        _SETUP
+        + _EXPLICIT_PERM
+        + "with jax.set_mesh(emesh):\n    xs = jax.device_put(x, P('i', None))\n"
+        + "    out = (str(jax.make_jaxpr(vperm)(xs)), vperm(xs))",
+    ),
+]
