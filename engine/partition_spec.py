@@ -165,6 +165,12 @@ class PartitionSpec:
     def _normalized_spec_for_aval(self, ndim: int) -> "PartitionSpec":
         return self.update(partitions=(*self.partitions, *([None] * (ndim - len(self.partitions)))))
 
+    def example_spec(self, ndim: int, dim: int) -> "PartitionSpec | None":
+        """The spec of one example of a value of ``ndim`` dimensions that ``vmap`` maps over
+        dimension ``dim`` (its entry gone); None when that dimension is split."""
+        parts = list(self._normalized_spec_for_aval(ndim).partitions)
+        return None if parts.pop(dim) is not None else self.update(partitions=tuple(parts))
+
 
 PartitionSpec.UNCONSTRAINED = UNCONSTRAINED  # type: ignore[attr-defined]
 P = PartitionSpec

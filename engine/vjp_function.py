@@ -273,23 +273,16 @@ def _typed_as_primal(ct, sharding):
 def _layout_of(ct):
     """The sharding of ``ct`` (a value, or one being staged: under ``vmap``, one example's), or
     None when the trace cannot tell."""
-    from . import sharding as sharding_lib
-    from .batching import BatchTracer
+    from .batching import BatchTracer, not_mapped
     from .parallel.reshard import traced_sharding
 
     if isinstance(ct, BatchTracer):
         dim = ct.batch_dim
         whole = _layout_of(ct.val)
         if whole is None or not isinstance(dim, int):
-            return None if whole is None or dim is not None else whole
-        spec = whole.spec
-        parts = list(spec.partitions) + [None] * (core.get_aval(ct.val).ndim - len(spec.partitions))
-        if parts[dim] is not None:
-            return None
-        del parts[dim]
-        return whole.with_spec(
-            sharding_lib.PartitionSpec(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
-        )
+            return None if whole is None or dim is not not_mapped else whole
+        spec = whole.spec.example_spec(core.get_aval(ct.val).ndim, dim)
+        return None if spec is None else whole.with_spec(spec)
     if isinstance(ct, core.Tracer):
         return traced_sharding(ct)
     return getattr(ct, "sharding", None)

@@ -50,10 +50,7 @@ def _known_spec(x, mesh: Mesh) -> PartitionSpec | None:
             whole = _known_spec(x.val, mesh)
             if whole is None or not isinstance(dim, int):
                 return None if whole is None or dim is not batching.not_mapped else whole
-            parts = list(whole._normalized_spec_for_aval(core.get_aval(x.val).ndim))
-            if parts.pop(dim) is not None:
-                return None
-            return PartitionSpec(*parts, unreduced=whole.unreduced, reduced=whole.reduced)
+            return whole.example_spec(core.get_aval(x.val).ndim, dim)
         else:
             sharding = partition.traced_sharding(x)
             return sharding.spec if sharding is not None and sharding.mesh == mesh else PartitionSpec()
