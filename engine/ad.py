@@ -84,8 +84,8 @@ def zeros_like_aval(aval: ShapedArray, like: Value | None = None) -> Value:
         if not aval.shape or core._state.dynamic is None:
             return np.zeros(aval.shape, float0)
         return lax.broadcast_in_dim(np.zeros((), float0), aval.shape, ())
-    layout = None
-    if isinstance(like, Tracer):  # (a scalar's on the mesh: a reshard of 0.0, as JAX's full stages it)
+    layout = getattr(aval, "sharding", None)  # (a typed aval's: JAX's zeros_like_aval)
+    if layout is None and isinstance(like, Tracer):  # (a scalar's on the mesh: a reshard of 0.0)
         from .sharded_types import staged_layout, typed_layout
 
         layout = typed_layout(like) if aval.shape else staged_layout(like)

@@ -67,6 +67,17 @@ accumulators: dict[type, Callable[[Any], CotangentAccumulator]] = {}
 takes_accumulators: set[core.Primitive] = set()
 
 
+# The layouts of the results of the equation being transposed (on an explicit mesh, where the
+# backward pass types its values), which its cotangents have: ``_unbroadcast`` compares them with
+# an operand's (JAX's ``typeof(ct).sharding``), as the engine's tracers carry no layout.
+_out_layouts: list[list[Any]] = []
+
+
+def out_layout(k: int = 0) -> Any:
+    """The layout of result ``k`` of the equation a transpose rule is running for, or None."""
+    return _out_layouts[-1][k] if _out_layouts and _out_layouts[-1] else None
+
+
 def backward_pass(
     jaxpr: Jaxpr,
     args: Sequence[Value],
@@ -206,11 +217,18 @@ def _backward_pass(
             raise NotImplementedError(
                 f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive}' not implemented"
             )
+        _out_layouts.append(
+            [getattr(typed.get(v), "sharding", None) for v in eqn.out_binders] if typed else []
+        )
+        try:
+            with core.source_info_context(eqn.source_info):
+                if eqn.primitive.multiple_results:
+                    cts_out = rule(cts_in, *primals_in, **eqn.params)
+                else:
+                    cts_out = rule(cts_in[0], *primals_in, **eqn.params)
+        finally:
+            _out_layouts.pop()
         with core.source_info_context(eqn.source_info):
-            if eqn.primitive.multiple_results:
-                cts_out = rule(cts_in, *primals_in, **eqn.params)
-            else:
-                cts_out = rule(cts_in[0], *primals_in, **eqn.params)
             for x, ct in zip(eqn.inputs, cts_out):
                 if type(x) is Var and (
                     type(primal_env[x]) is UndefPrimal or isinstance(primal_env[x], ValueAccumulator)

@@ -234,7 +234,10 @@ class PpContext:
 
     def type_str(self, v: Atom) -> str:
         t = self.types.get(v) if self.types and type(v) is not Literal else None
-        return t if t is not None else v.aval.str_short()
+        if t is not None:
+            return t
+        typed = getattr(v.aval, "jaxpr_str", None)  # (a value typed on an explicit mesh)
+        return typed() if typed is not None else v.aval.str_short()
 
     def name(self, v: Var) -> str:
         if type(v) is DropVar:

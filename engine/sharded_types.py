@@ -7,7 +7,7 @@ import sys
 import weakref
 
 from .avals import vma_str
-from .core import DEVICE, ShapedArray, jax_class_path
+from .core import DEVICE, ShapedArray, dtype_short, jax_class_path
 from .sharding import (
     AbstractMesh,
     AxisType,
@@ -117,15 +117,20 @@ class ShardedShapedArray(_PlainType):
     def str_short(self) -> str:
         return _type_str(self, self.sharding)
 
+    def jaxpr_str(self) -> str:
+        """As a jaxpr prints it: the short dtype (``f32[8@x,4]``)."""
+        return _type_str(self, self.sharding, short=True)
 
-def _type_str(aval, sharding) -> str:
+
+def _type_str(aval, sharding, short: bool = False) -> str:
     dims = []
     explicit = set(sharding.mesh.explicit_axes) if isinstance(sharding, NamedSharding) else set()
     spec = sharding._normalized(len(aval.shape)) if isinstance(sharding, NamedSharding) else []
     for d, n in enumerate(aval.shape):
         axes = [a for a in (spec[d] if spec else ()) if a in explicit]
         dims.append(f"{n}@{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}" if axes else str(n))
-    return f"{aval.dtype.name}{aval._space()}[{','.join(dims)}]{partial_str(sharding)}"
+    dtype = dtype_short(aval.dtype) if short else aval.dtype.name
+    return f"{dtype}{aval._space()}[{','.join(dims)}]{partial_str(sharding)}"
 
 
 def partial_str(sharding) -> str:

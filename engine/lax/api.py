@@ -453,16 +453,30 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
     if dims == tuple(range(len(_aval(x).shape))):
         dims = None
-    # (as JAX: a reshape to the same shape is no equation, except of a scalar)
+    # (as JAX: a reshape to the same shape is no equation, except of a scalar, or one that lays
+    # the value out otherwise than its type says)
     if (
         new_sizes
         and dims is None
         and _aval(x).shape == new_sizes
         and not isinstance(x, (int, float, bool, complex))
+        and (out_sharding is None or not _relays(x, out_sharding))
     ):
         return x
     layout = _layout_param(out_sharding, len(new_sizes), "reshape")
     return _bind_laid_out(st.reshape_p, "sharding", layout, x, new_sizes=new_sizes, dimensions=dims)
+
+
+def _relays(x, out_sharding) -> bool:
+    """Whether ``out_sharding`` lays ``x`` out otherwise than its type says (on an explicit mesh)."""
+    from ..sharded_types import staged_layout
+    from ..sharding import NamedSharding
+
+    have = staged_layout(x) if isinstance(x, Tracer) else None
+    if have is None or not isinstance(out_sharding, NamedSharding):
+        return False
+    ndim = len(_aval(x).shape)
+    return have._normalized(ndim) != out_sharding._normalized(ndim)
 
 
 def transpose(operand: Value, permutation: Sequence[int]) -> Value:

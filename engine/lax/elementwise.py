@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core, ir, narrow_dtypes
+from .. import ad, backward_pass, batching, core, ir, narrow_dtypes
 from . import complex_numbers, libm_f32
 from . import complex64_xla
 from .complex64_xla import complex64_or
@@ -511,26 +511,55 @@ def _scalar(x, value: float):
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
 
 
-def _to_shape(t, shape):
-    """A scalar (or size-1 broadcast) operand's tangent, broadcast to the result's shape."""
+def _to_shape(t, shape, primal=None, out=None):
+    """A scalar (or size-1 broadcast) operand's tangent, broadcast to the result's shape; given
+    the ``primal`` operand and the result ``out`` on an explicit mesh, laid out as the result is
+    (JAX's ``_maybe_broadcast`` to ``typeof(out).sharding``: a ``reshard`` where only that differs)."""
     t_shape = core.get_aval(t).shape
-    if t_shape == shape:
-        return t
+    layout = _result_layout(primal, out) if isinstance(out, core.Tracer) else None
     lax = _lax()
+    if t_shape == shape:
+        if layout is None or layout == _staged_layout(primal):
+            return t
+        from ..sharding import reshard
+
+        return reshard(t, layout)
     if not t_shape:
-        return lax.broadcast_in_dim(t, shape, ())
+        return lax.broadcast_in_dim(t, shape, (), out_sharding=layout)
     # (JAX's _maybe_broadcast: the size-1 axes reshaped away, the rest mapped)
     dims = tuple(i for i, (a, b) in enumerate(zip(t_shape, shape)) if a == b)
-    return lax.broadcast_in_dim(lax.reshape(t, tuple(t_shape[i] for i in dims)), shape, dims)
+    return lax.broadcast_in_dim(
+        lax.reshape(t, tuple(t_shape[i] for i in dims)), shape, dims, out_sharding=layout
+    )
+
+
+def _staged_layout(x):
+    from ..sharded_types import staged_layout  # (a cycle if imported at the top)
+
+    return staged_layout(x) if isinstance(x, core.Tracer) else getattr(x, "sharding", None)
+
+
+def _result_layout(primal, out):
+    """The layout of ``out`` where it may differ from its operand ``primal``'s, on an explicit mesh."""
+    from ..sharding import get_abstract_mesh
+
+    if not get_abstract_mesh().explicit_axes:
+        return None
+    return _staged_layout(out)
 
 
 def _unbroadcast(ct, operand):
     """The cotangent of an operand that was implicitly broadcast: summed back to its shape (JAX's)."""
     aval = operand.aval if ad.is_undefined(operand) else core.get_aval(operand)
     ct_shape = core.get_aval(ct).shape
-    if aval.shape == ct_shape:
-        return ct
     lax = _lax()
+    if aval.shape == ct_shape:
+        # (on an explicit mesh, laid out as the operand where the result's layout differs: JAX's
+        # reshape to the operand's type)
+        layout, have = getattr(aval, "sharding", None), backward_pass.out_layout()
+        if layout is None or have is None or layout._normalized(aval.ndim) == have._normalized(aval.ndim):
+            return ct
+        return lax.reshape(ct, aval.shape, out_sharding=layout)
     if not aval.shape:
         return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
     dims = tuple(i for i, (a, b) in enumerate(zip(ct_shape, aval.shape)) if a != b)
@@ -547,10 +576,11 @@ def _additive_jvp(p, negate_y: bool):
         out = p.bind(*primals)
         tx, ty = tangents
         shape = core.get_aval(out).shape
+        x, y = primals
         if type(ty) is Zero:
-            return out, _to_shape(tx, shape)
+            return out, _to_shape(tx, shape, x, out)
         if type(tx) is Zero:
-            return out, _to_shape(neg(ty) if negate_y else ty, shape)
+            return out, _to_shape(neg(ty) if negate_y else ty, shape, y, out)
         return out, p.bind(tx, ty)
 
     return rule
@@ -628,7 +658,7 @@ defjvp2(cbrt_p, primal_only(lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integ
 
 def _abs_jvp(g, ans, x):
     if dtype_kind(core.get_aval(x).dtype) != "c":  # JAX's formulation: select(x >= 0, g, -g)
-        return select(_lax().ge(x, np.zeros((), core.get_aval(x).dtype)), g, neg(g))
+        return select(_lax().ge(x, _scalar(x, np.zeros((), core.get_aval(x).dtype))), g, neg(g))
     # d|z| = Re(conj(z) dz) / |z|, with |z| = 0 replaced by 1 (JAX's convention).
     from .complex_numbers import conj, real
 

@@ -111,12 +111,14 @@ def _layout(x, explicit_layout) -> NamedSharding | None:
     return s
 
 
-def _typed(mesh: Mesh, aval, spec):
-    """``aval`` typed by ``spec``'s explicit axes (as it is where it names none)."""
+def _typed(mesh: Mesh, aval, spec, replicated: bool = False):
+    """``aval`` typed by ``spec``'s explicit axes (as it is where it names none, unless
+    ``replicated``: then typed replicated on the mesh, as JAX's types of a linear program's values
+    are, which its transpose rules pass on as ``out_sharding``)."""
     explicit = set(mesh.explicit_axes)
     typed = [tuple(a for a in axes if a in explicit) for axes in spec]
     u, r = unreduced_of(spec), reduced_of(spec)
-    if not (any(typed) or u or r) or not isinstance(aval, core.ShapedArray):
+    if not (replicated or any(typed) or u or r) or not isinstance(aval, core.ShapedArray):
         return aval
     sharding = NamedSharding(mesh, PartitionSpec(*[spec_entry(t) for t in typed], unreduced=u, reduced=r))
     return ShardedShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding)
@@ -146,10 +148,18 @@ def typed_vars(jaxpr: Jaxpr, args: Sequence) -> dict:
     env = recorded_layouts(ctx, jaxpr, [], specs)
     if ctx.untyped:
         return {}
+    # (replicated values are typed so too only when every traced argument's layout is known: one
+    # taken as replicated for want of knowing it would type what it reaches wrongly)
+    known = all(
+        s is not None
+        for a, s in zip(args, layouts)
+        if isinstance(a, (core.Tracer, UndefPrimal))
+        and getattr(core.get_aval(a) if not isinstance(a, UndefPrimal) else a.aval, "ndim", 0)
+    )
     typed = {}
     for v, x in env.items():
         if type(v) is not Literal and x.view is None and isinstance(v.aval, ShapedArray):
-            t = _typed(mesh, v.aval, x.spec)
+            t = _typed(mesh, v.aval, x.spec, replicated=known)
             if t is not v.aval:
                 typed[v] = t
     return typed
@@ -163,7 +173,7 @@ def typed_aval(aval, sharding):
     if sharding is None or not isinstance(sharding.mesh, Mesh) or not isinstance(aval, core.ShapedArray):
         return aval
     typed_undefined[0] = True  # (backward passes look for typed undefined primals from now on)
-    return _typed(sharding.mesh, aval, spec_of(sharding, aval.ndim))
+    return _typed(sharding.mesh, aval, spec_of(sharding, aval.ndim), replicated=True)
 
 
 def typed_like(aval, outer, sliced=False):

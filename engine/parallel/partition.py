@@ -444,6 +444,8 @@ def structural_rules_missing() -> bool:
 
 
 def _install_rules():
+    from ..ad_checkpoint import checkpoint_p
+    from ..closed_call import closed_call_p
     from ..custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
     from ..jit import jit_p
     from ..lax import reductions, structural
@@ -462,6 +464,11 @@ def _install_rules():
     spmd_rules[jit_p] = sharded_jit.spmd_call  # (its shardings constrain its arguments and results)
     spmd_rules[custom_jvp_call_p] = _call("call_jaxpr")
     spmd_rules[custom_vjp_call_p] = _call("call_jaxpr")
+    spmd_rules[closed_call_p] = _call("call_jaxpr")
+    # (a remat's body, in line: what it saves for the backward pass changes no value)
+    spmd_rules[checkpoint_p] = lambda ctx, prim, vals, params: _interpret(
+        ctx, params["jaxpr"], [], vals, ctx.record
+    )
     spmd_rules[ad.add_jaxvals_p] = _elementwise
     shape_rules.install(spmd_rules)
     slicing_rules.install(spmd_rules)

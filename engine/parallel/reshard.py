@@ -52,8 +52,14 @@ def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh):
     spec = dst_sharding.spec
     typed = getattr(x.aval, "sharding", None)
     held = typed.spec if isinstance(typed, NamedSharding) else PartitionSpec()
-    if not (spec.unreduced or spec.reduced or held.unreduced or held.reduced) or type(ct) is ad.Zero:
+    if type(ct) is ad.Zero:
         return [ct]
+    if not (spec.unreduced or spec.reduced or held.unreduced or held.reduced):
+        # (the cotangent is typed as the reshard's result: moved back where x's type says, if elsewhere)
+        ndim = x.aval.ndim
+        if not isinstance(typed, NamedSharding) or typed._normalized(ndim) == dst_sharding._normalized(ndim):
+            return [ct]
+        return [reshard_p.bind(ct, dst_sharding=typed, concrete_mesh=concrete_mesh)]
     mesh = concrete_mesh if concrete_mesh is not None else dst_sharding.mesh
     if isinstance(typed, NamedSharding):
         back = PartitionSpec(

@@ -35,6 +35,7 @@ EIGHT_DEVICE_TOPICS = frozenset(
         "default_device",
         "pmap_compiled",
         "shard_map_grads",
+        "explicit_fuzz",
         "sharded_indexing",
         "mesh_context",
     }

@@ -1915,8 +1915,10 @@ from snippets_pswapaxes import PSWAPAXES  # noqa: E402
 SNIPPETS["pswapaxes"] = PSWAPAXES
 
 from snippets_shard_map_grads import SHARD_MAP_GRADS  # noqa: E402
+from snippets_explicit_fuzz import EXPLICIT_FUZZ  # noqa: E402
 
 SNIPPETS["shard_map_grads"] = SHARD_MAP_GRADS
+SNIPPETS["explicit_fuzz"] = EXPLICIT_FUZZ
 
 from snippets_sharded_indexing import SHARDED_INDEXING  # noqa: E402
 
