@@ -18,6 +18,7 @@ from .ir import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .staging import trace_to_jaxpr
 from .state.checks import arg_names
 from .custom_jvp_checks import check_jvp_rule_outputs, rule_pair
+from .sharded_types import tangents_typed_as
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 from . import symbolic_zeros as sz
 from .custom_rule_closures import captured_tracers, cells_holding
@@ -284,7 +285,7 @@ class custom_jvp(_Wrapping):
             now = None if consts is None else consts[first_captured : first_captured + n_captured]
             _in_rule.add(self)
             try:
-                with cells_holding(cells, now):
+                with cells_holding(cells, now), tangents_typed_as(dyn_primals, tangents):
                     if nd:
                         result = user_jvp(*[static[i] for i in nd], tuple(dyn_primals), tuple(tangents))
                     else:
@@ -308,10 +309,11 @@ class custom_jvp(_Wrapping):
         tangents = tree_unflatten(dyn_tree, [sz.rule_tangent(x.tangent, None, symbolic) for x in dyn_leaves])
         _in_rule.add(self)
         try:
-            if nd:
-                result = self.jvp(*[args[i] for i in nd], tuple(primals), tuple(tangents))
-            else:
-                result = self.jvp(tuple(primals), tuple(tangents))
+            with tangents_typed_as(tree_flatten(primals)[0], tree_flatten(tangents)[0]):
+                if nd:
+                    result = self.jvp(*[args[i] for i in nd], tuple(primals), tuple(tangents))
+                else:
+                    result = self.jvp(tuple(primals), tuple(tangents))
             out, tout = rule_pair(self.jvp, self.__name__, result)
         finally:
             _in_rule.discard(self)

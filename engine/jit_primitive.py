@@ -101,11 +101,11 @@ def mesh_shardings(leaves: Sequence[Any]) -> list[Any] | None:
         for x in leaves
     ]
     if any(isinstance(x, core.Tracer) for x in leaves):  # (a jit inside a trace: typed as its operands)
-        from .sharded_types import get_abstract_mesh, typed_layout
+        from .sharded_types import get_abstract_mesh, staged_layout
 
-        if get_abstract_mesh().explicit_axes:
+        if get_abstract_mesh().explicit_axes:  # (replicated ones too: their layout is known)
             shardings = [
-                typed_layout(x) if isinstance(x, core.Tracer) else s for x, s in zip(leaves, shardings)
+                staged_layout(x) if isinstance(x, core.Tracer) else s for x, s in zip(leaves, shardings)
             ]
     return shardings if any(s is not None for s in shardings) else None
 
@@ -390,6 +390,7 @@ def _jit_transpose(
         tuple(ct_avals),
         tuple(z is None for z in zero_avals),
         tuple(accs),
+        _layouts_key(args, cts),
     )
     cached = _linearized_cache(_transposed_jaxprs, jaxpr).get(key)
     if cached is None:
@@ -632,6 +633,23 @@ _transposed_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = w
 _batched_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _dced_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
 _split_inner_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+def _layouts_key(args: Sequence[Any], cts: Sequence[Any]) -> tuple[Any, ...]:
+    """On an explicit mesh, the layouts of a call's operands and cotangents, which the types in its
+    transposed body depend on (JAX's avals carry them; the engine's cache keys add them)."""
+    from .sharded_types import get_abstract_mesh, staged_layout
+
+    if not get_abstract_mesh().explicit_axes:
+        return ()
+    return tuple(
+        getattr(a.aval, "sharding", None)
+        if ad.is_undefined(a)
+        else staged_layout(a)
+        if isinstance(a, Tracer)
+        else None
+        for a in (*args, *cts)
+    )
 
 
 def _linearized_cache(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import weakref
 
@@ -174,6 +175,26 @@ def typed_layout(x) -> NamedSharding | None:
     return s if any(spec.partitions) or spec.unreduced or spec.reduced else None
 
 
+# id of a tangent a custom JVP rule is given -> its primal (whose type the tangent has in JAX):
+# while the rule runs, a value it makes like the tangent (``full_like(g, 0)``) is laid out as that.
+_primal_of: dict[int, object] = {}
+
+
+@contextlib.contextmanager
+def tangents_typed_as(primals, tangents):
+    """While a custom JVP rule runs: each of its ``tangents`` typed as its primal (``staged_layout``)."""
+    if not get_abstract_mesh().explicit_axes:
+        yield
+        return
+    ids = [id(t) for t in tangents]
+    _primal_of.update(zip(ids, primals))
+    try:
+        yield
+    finally:
+        for i in ids:
+            _primal_of.pop(i, None)
+
+
 def staged_layout(x) -> NamedSharding | None:
     """The layout of ``x``, a value being staged, on a context mesh with explicit axes (replicated
     included): a differentiated value's is its primal's, as JAX's types say. None when no such
@@ -184,6 +205,7 @@ def staged_layout(x) -> NamedSharding | None:
 
     from .ad import JVPTracer
 
+    x = _primal_of.get(id(x), x)
     while isinstance(x, JVPTracer):
         x = x.primal
     return traced_sharding(x)

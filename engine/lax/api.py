@@ -460,7 +460,7 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
         and dims is None
         and _aval(x).shape == new_sizes
         and not isinstance(x, (int, float, bool, complex))
-        and (out_sharding is None or not _relays(x, out_sharding))
+        and (out_sharding is None or not _relays(x, _layout_param(out_sharding, len(new_sizes), "reshape")))
     ):
         return x
     layout = _layout_param(out_sharding, len(new_sizes), "reshape")

@@ -112,13 +112,63 @@ def _while(ctx, prim, vals, params):
 def _cond(ctx, prim, vals, params):
     index, ops = vals[0], vals[1:]
     in_specs = [x.spec for x in ops]
-    parts = [partition(b, ctx, in_specs) for b in params["branches"]]
+    branches = list(params["branches"])
+    parts = [partition(b, ctx, in_specs) for b in branches]
+    if not all(_keeps(p, list(parts[0].out_specs)) for p in parts):
+        branches = _fills_laid_out(ctx, branches, parts)
+        parts = [partition(b, ctx, in_specs) for b in branches]
     specs = list(parts[0].out_specs)
     if any(index.spec) or not all(_keeps(p, specs) for p in parts):
         return _fallback(ctx, prim, vals, params)
-    parts = [_partitioned(ctx, b, in_specs) for b in params["branches"]]
+    parts = [_partitioned(ctx, b, in_specs) for b in branches]
     outs = prim.bind(index.val, *[x.val for x in ops], **dict(params, branches=tuple(p.local for p in parts)))
     return [Sharded(o, s) for o, s in zip(outs, specs)]
+
+
+def _fill(jaxpr, x):
+    """The ``broadcast_in_dim`` equation of ``empty2`` making ``x`` (a branch's filler of a residual
+    slot another branch uses), or None."""
+    from ..lax.structural import broadcast_in_dim_p, empty2_p
+
+    made = {v: e for e in jaxpr.eqns for v in e.out_binders}
+    e = made.get(x)
+    if e is None or e.primitive is not broadcast_in_dim_p:
+        return None
+    src = made.get(e.inputs[0])
+    return e if src is not None and src.primitive is empty2_p else None
+
+
+def _fills_laid_out(ctx, branches: list, parts: list) -> list:
+    """Branches whose results disagree in layout only where a branch fills a residual slot it does
+    not use (unread values): those fillers laid out as the branch making the residual lays it out,
+    as JAX's typed fillers are."""
+    from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn
+    from ..sharding import NamedSharding
+
+    n = len(parts[0].out_specs)
+    targets: dict[int, list] = {}
+    for k in range(n):
+        found = {
+            tuple(p.out_specs[k]) for p, b in zip(parts, branches) if _fill(b.jaxpr, b.jaxpr.outs[k]) is None
+        }
+        if len(found) == 1:
+            targets[k] = list(found.pop())
+    out = []
+    for b, p in zip(branches, parts):
+        swap = {}
+        for k, spec in targets.items():
+            e = _fill(b.jaxpr, b.jaxpr.outs[k])
+            if e is not None and list(p.out_specs[k]) != spec:
+                sharding = NamedSharding(ctx.mesh, PartitionSpec(*[_entry(a) for a in spec]))
+                swap[id(e)] = JaxprEqn(
+                    e.primitive, e.inputs, dict(e.params, sharding=sharding), e.out_binders, e.source_info
+                )
+        if swap:
+            j = b.jaxpr
+            eqns = [swap.get(id(e), e) for e in j.eqns]
+            b = ClosedJaxpr(Jaxpr(j.constvars, j.in_binders, eqns, j.outs), b.consts)
+        out.append(b)
+    return out
 
 
 def install(rules: dict) -> None:

@@ -3,8 +3,8 @@ chains, contractions, means, scan/fori_loop/cond bodies) under grad, jit, vmap, 
 jacrev, checkpoint and jvp: the jaxpr JAX 0.10.2 prints for each (every value's type, the
 transposes' ``out_sharding``, the reshards) and its values. The seeds listed are those the engine
 matches; found left (see ``SKIPPED``): a Python-scalar loop carry or branch result is typed on no
-mesh in JAX (``reduce_sum[axes=()]`` in its transposes), zeros made of a tangent under
-linearization are untyped, a remat's transposed body types less than JAX's. Registered in
+mesh in JAX (``reduce_sum[axes=()]`` in its transposes), a remat's transposed body types less than
+JAX's (its branches' unread fillers). Registered in
 snippets.py, recorded on 8 CPU devices."""
 
 import random
@@ -78,6 +78,9 @@ def program(seed: int) -> str:
     )
 
 
-# Seeds whose jaxprs differ from JAX's (the causes above), and those an ulp off in a value.
-SKIPPED = {4, 19, 20, 22, 30, 44, 45, 51, 57, 66, 79, 97, 100, 107, 143, 144}
-EXPLICIT_FUZZ = [(f"seed_{s}", program(s), 1e-6) for s in range(160) if s not in SKIPPED]
+# Seeds whose jaxprs differ from JAX's (the causes above; jacrev's blocks typed as JAX's
+# _possible_downcast types them; an add's sharding error raised after a loop's own check, where
+# JAX raises it first), and those an ulp off in a value.
+SKIPPED = {4, 19, 22, 30, 45, 51, 66, 79, 97, 100, 107, 143}
+SKIPPED |= {166, 171, 175, 193, 196, 215, 218, 224, 233, 245, 249, 250, 252, 256, 268, 274, 299}
+EXPLICIT_FUZZ = [(f"seed_{s}", program(s), 1e-6) for s in range(310) if s not in SKIPPED]
