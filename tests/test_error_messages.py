@@ -280,3 +280,17 @@ def test_a_scan_body_that_does_not_return_a_pair_names_what_it_returned(body, sh
 def test_a_scan_body_returning_a_list_makes_scan_return_a_list():
     out = jax.lax.scan(lambda c, x: [c + x, x], 0.0, jnp.ones(3))
     assert type(out) is list and float(out[0]) == 3.0
+
+
+def test_a_vmapped_broadcasting_error_names_one_examples_shapes():
+    """Under vmap (and pmap's vmap of a body), operands that do not broadcast are refused with the
+    shapes of one example, as JAX 0.10.2 words it, not the batched shapes the engine binds."""
+    x, y = jnp.ones((2, 4)), jnp.ones(8)
+    with pytest.raises(
+        TypeError, match=re.escape("mul got incompatible shapes for broadcasting: (4,), (8,).")
+    ):
+        jax.vmap(lambda a, b: a * b, in_axes=(0, None))(x, y)
+    with pytest.raises(
+        TypeError, match=re.escape("add got incompatible shapes for broadcasting: (4,), (8,).")
+    ):
+        jax.jit(jax.vmap(lambda a, b: a + b))(x, jnp.ones((2, 8)))
