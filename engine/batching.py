@@ -357,15 +357,13 @@ def broadcast_batcher(primitive: core.Primitive, size_one: bool = False) -> Call
 
 
 def _check_examples(
-    primitive: core.Primitive, vals: Sequence[Value], dims: Sequence[BatchDim], params
+    primitive: core.Primitive, vals: Sequence[Value], dims: Sequence[BatchDim], params: dict[str, Any]
 ) -> None:
     """Operands of differing per-example shapes are checked as one example's, so a refusal names
     the shapes the user wrote (JAX's rule sees those), not the batched ones."""
     avals = []
     for v, d in zip(vals, dims):
         a = core.get_aval(v)
-        if d is not not_mapped and not isinstance(d, int):
-            return  # (a ragged dimension: its rule checks itself)
         avals.append(a if d is not_mapped else a.update(shape=a.shape[:d] + a.shape[d + 1 :]))
     if len({a.shape for a in avals if a.shape}) > 1:
         primitive.abstract_eval(*avals, **params)
