@@ -85,7 +85,8 @@ def _silenced(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def _jit_check(error, enabled, *args, jaxpr, name, **params):
-    from .jit_primitive import _hoist_tracer_consts, jit_p, with_body
+    from .call_operands import _hoist_tracer_consts
+    from .jit_primitive import jit_p, with_body
 
     traced, out_aux = _checkified(jaxpr, enabled, error, [core.get_aval(a) for a in args])
     closed, hoisted = _hoist_tracer_consts(traced)
@@ -97,7 +98,7 @@ def _jit_check(error, enabled, *args, jaxpr, name, **params):
 
 def _pmap_check(error, enabled, *args, jaxpr, in_axes, out_axes, axis_name, axis_size, **params):
     """Each device checks its own shard: the error comes back mapped over the devices."""
-    from .jit_primitive import _hoist_tracer_consts
+    from .call_operands import _hoist_tracer_consts
     from .lax import parallel as lax_parallel
     from .parallel.pmap_primitive import pmap_p
 
@@ -123,7 +124,7 @@ def _pmap_check(error, enabled, *args, jaxpr, in_axes, out_axes, axis_name, axis
 def _shard_map_check(error, enabled, *args, jaxpr, mesh, in_specs, out_specs, **params):
     """Each device checks its blocks: errors go in replicated and come out with a leading axis
     split over the whole mesh (one entry per device), as JAX's rule gives them."""
-    from .jit_primitive import _hoist_tracer_consts
+    from .call_operands import _hoist_tracer_consts
     from .lax import api as lax_api
     from .parallel import spmd
 

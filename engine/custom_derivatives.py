@@ -357,30 +357,44 @@ def _float0_as_zero(t):
 
 
 def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp_jaxpr_fun, num_consts, symbolic_zeros):
+    # As JAX's batch_subtrace: each operand's batch dimension stays where it is and each result's is
+    # where the batched function leaves it (no transpose around the call); where a result would be
+    # unbatched, all move to the front, results batched there (the rule's tangents may be batched).
     # Unbatched arguments (the constants above all) stay unbatched, as JAX batches the call.
     mapped = [d is not batching.not_mapped and d is not None for d in dims]
-    vals = [batching.bdim_at_front(v, d, axis_size) if m else v for v, d, m in zip(vals, dims, mapped)]
-    in_dims = [0 if m else batching.not_mapped for m in mapped]
+    in_place = [d if m else batching.not_mapped for d, m in zip(dims, mapped)]
     with ir.as_traced():
-        batched, _ = batching.batch_jaxpr(
-            call_jaxpr, axis_size, in_dims, force_out=[True] * len(call_jaxpr.out_avals)
-        )
+        batched, out_dims = batching.batch_jaxpr(call_jaxpr, axis_size, in_place, keep_out_dims=True)
+    if any(d is batching.not_mapped for d in out_dims):
+        vals = [batching.bdim_at_front(v, d, axis_size) if m else v for v, d, m in zip(vals, dims, mapped)]
+        in_place = [0 if m else batching.not_mapped for m in mapped]
+        with ir.as_traced():
+            batched, _ = batching.batch_jaxpr(
+                call_jaxpr, axis_size, in_place, force_out=[True] * len(call_jaxpr.out_avals)
+            )
+        out_dims = [0] * len(call_jaxpr.out_avals)
     n = len(vals) - num_consts
+    const_dims, arg_dims = in_place[:num_consts], in_place[num_consts:]
     const_avals, in_avals = call_jaxpr.in_avals[:num_consts], call_jaxpr.in_avals[num_consts:]
 
     def batched_jvp(ps, ts, consts=None):
-        # An operand with its unbatched shape is unmapped; any other has the batch axis first.
+        # (the primals come as the call's operands do, their tangents alike; an operand with its
+        # unbatched shape is unmapped)
         cs = [] if consts is None else list(consts)
-        avals = [*const_avals[: len(cs)], *in_avals, *in_avals]
         args = [*cs, *ps, *ts]
-        in_dims = [None if core.get_aval(x).shape == a.shape else 0 for x, a in zip(args, avals)]
+        avals = [*const_avals[: len(cs)], *in_avals, *in_avals]
+        dims_ = [*const_dims[: len(cs)], *arg_dims, *arg_dims]
+        in_dims = [
+            None if d is batching.not_mapped or core.get_aval(x).shape == a.shape else d
+            for x, a, d in zip(args, avals, dims_)
+        ]
 
         def both(*cpt):
             c, pt = cpt[: len(cs)], cpt[len(cs) :]
             o, t = jvp_jaxpr_fun(list(pt[:n]), list(pt[n:]), consts=list(c) if consts is not None else None)
             return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
 
-        outs = batching.vmap_flat(both, axis_size, None, in_dims, args, lambda k: [0] * k)
+        outs = batching.vmap_flat(both, axis_size, None, in_dims, args, lambda k: [*out_dims, *out_dims])
         m = len(outs) // 2
         return outs[:m], outs[m:]
 
@@ -392,7 +406,7 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp_jaxpr_fun, 
         num_consts=num_consts,
         symbolic_zeros=symbolic_zeros,
     )
-    return outs, [0] * len(outs)
+    return outs, list(out_dims)
 
 
 def _custom_jvp_call_retraced(eqn):

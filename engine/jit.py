@@ -42,10 +42,9 @@ from .config import disable_jit
 from .core import Array, DType, ShapedArray, Tracer, Value
 from .errors import check_static_hashable
 from .ir import ClosedJaxpr
-from .jit_primitive import _hoist_tracer_consts as _hoist_tracer_consts
-from .jit_primitive import hoist_call_consts
+from .call_operands import call_arguments, hoist_call_consts, mesh_shardings, refs_go_last
 from .jit_primitive import jit_p as jit_p
-from .jit_primitive import bind_call, mesh_shardings
+from .jit_primitive import bind_call
 from .jit_runtime import CompileJob as CompileJob
 from .jit_runtime import Executable, _tier
 from .jit_runtime import Interpreter as Interpreter
@@ -547,22 +546,11 @@ class JitFunction:
             leaves = [_written_float(x) if type(x) is float else x for x in leaves]
         else:  # (a numpy argument is copied, as JAX transfers it; a trace copies its own: staging.py)
             leaves = [core.host_copy(x) if type(x) is np.ndarray else x for x in leaves]
-        # (refs alone go after the arguments, as JAX's pjit passes them; else consts go first)
-        refs_last = bool(hoisted) and not any(isinstance(h, Tracer) for h in hoisted)
-        n_lead = 0 if refs_last else len(hoisted)
         if key_reuse.active[0] and not core.tracing_active():
-            key_reuse.jit_call(closed, leaves, n_lead)
+            key_reuse.jit_call(closed, leaves, 0 if refs_go_last(hoisted) else len(hoisted))
         donated = donation.of_call(self, args, dyn_kwargs, static_nums)  # (JAX's donated_invars say so)
         flat = shardings and shardings(dyn_args, leaves, out_tree, closed.out_avals, len(hoisted))
-        if refs_last:
-            if donated is not None:
-                donated = [*donated, *[False] * len(hoisted)]
-            if flat:
-                ins, outs_s = flat
-                flat = ((*ins[len(hoisted) :], *ins[: len(hoisted)]), outs_s)
-            call_args = [*leaves, *hoisted]
-        else:
-            call_args = [*hoisted, *leaves]
+        call_args, donated, flat = call_arguments(hoisted, leaves, donated, flat)
         outs = bind_call(closed, call_args, self.name, donated, self.keep_unused, flat)
         self.timings["execute"] = time.perf_counter() - t0
         if listening:

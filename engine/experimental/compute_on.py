@@ -73,7 +73,7 @@ def compute_on2(
 
     from ..compute_on_primitive import compute_on_p
     from ..core import get_aval
-    from ..jit_primitive import _hoist_tracer_consts
+    from ..call_operands import _hoist_tracer_consts
     from ..pytree.prefix import axes_prefix_error, broadcast_prefix
     from ..staging import trace_to_jaxpr
     from ..tree_util import tree_flatten, tree_unflatten

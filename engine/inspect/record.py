@@ -28,7 +28,7 @@ from engine import core
 from engine.core import Array, Tracer
 from engine.ir import ClosedJaxpr, Jaxpr
 from engine.backends.rows import explained
-from engine.jit_primitive import mesh_shardings
+from engine.call_operands import mesh_shardings
 from engine.jit_runtime import not_compiled
 from engine.staging import as_shown, staging_for_display, trace_to_jaxpr
 from engine.tree_util import tree_flatten, tree_unflatten

@@ -91,10 +91,13 @@ def _all_gather_batch(size, vals, dims, *, axis_name, all_gather_dimension, **pa
     (v,), (d,) = vals, dims
     ad_, tiled = all_gather_dimension, params["tiled"]
     if not _only_this_axis(axis_name, _vmap_axis_name(), "all_gather"):
-        out = all_gather_p.bind(
-            _front(v, d, size), axis_name=axis_name, all_gather_dimension=ad_ + 1, **params
-        )
-        return out, 0
+        # (JAX's rule: the batch dimension stays where it is, the gathered one shifts past it)
+        if d is not not_mapped:
+            if d <= ad_:
+                ad_ += 1
+            elif not tiled:
+                d += 1
+        return all_gather_p.bind(v, axis_name=axis_name, all_gather_dimension=ad_, **params), d
     x = batching.moveaxis(_front(v, d, size), 0, ad_)
     if tiled:
         shape = list(core.get_aval(x).shape)
@@ -109,8 +112,12 @@ def _psum_scatter_batch(size, vals, dims, *, axis_name, scatter_dimension, **par
     (v,), (d,) = vals, dims
     sd, tiled = scatter_dimension, params["tiled"]
     if not _only_this_axis(axis_name, _vmap_axis_name(), "psum_scatter"):
-        out = psum_scatter_p.bind(_front(v, d, size), axis_name=axis_name, scatter_dimension=sd + 1, **params)
-        return out, 0
+        if d is not not_mapped:  # (JAX's rule, as all_gather's)
+            if d <= sd:
+                sd += 1
+            elif not tiled:
+                d += 1
+        return psum_scatter_p.bind(v, axis_name=axis_name, scatter_dimension=sd, **params), d
     total = lax.reduce_sum(_front(v, d, size), (0,))
     if not tiled:
         return total, sd
@@ -138,15 +145,20 @@ def _all_to_all_batch(size, vals, dims, *, axis_name, split_axis, concat_axis, t
 
     (v,), (d,) = vals, dims
     if not _only_this_axis(axis_name, _vmap_axis_name(), "all_to_all"):
-        out = all_to_all_p.bind(
-            _front(v, d, size),
+        if d is not_mapped:
+            return all_to_all_p.bind(
+                v, axis_name=axis_name, split_axis=split_axis, concat_axis=concat_axis, tiled=tiled,
+                axis_index_groups=axis_index_groups,
+            ), d  # fmt: skip
+        out = all_to_all_p.bind(  # (JAX's rule: the batch dimension stays where it is)
+            v,
             axis_name=axis_name,
-            split_axis=split_axis + 1,
-            concat_axis=concat_axis + 1,
+            split_axis=split_axis + (d <= split_axis),
+            concat_axis=concat_axis + (d <= concat_axis),
             tiled=tiled,
             axis_index_groups=axis_index_groups,
         )
-        return out, 0
+        return out, d
     if axis_index_groups is not None:
         raise NotImplementedError("Please open a feature request!")  # (JAX's vmap rule)
     x = _front(v, d, size)  # (j, *s): j is the source index

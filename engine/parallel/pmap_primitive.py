@@ -20,7 +20,7 @@ from .. import ad, batching, core, ir, monitoring
 from ..debug import refuse_ordered_effects
 from ..core import Array, ShapedArray
 from ..ir import ClosedJaxpr, Jaxpr, dce_jaxpr, eval_jaxpr
-from ..jit import _hoist_tracer_consts
+from ..call_operands import _hoist_tracer_consts
 from ..lax import parallel as lax_parallel
 from ..staging import trace_to_jaxpr
 from . import collectives, programs

@@ -137,7 +137,7 @@ def _manual_axes(mesh: Mesh):
 def _trace_body(f, avals, mesh, debug=None, specs=None) -> tuple[ClosedJaxpr, list]:
     """``f`` traced as a body on ``mesh``; with ``specs`` (its operands', in a body whose varying
     axes are checked) each operand varies over the axes its spec names."""
-    from ..jit import _hoist_tracer_consts
+    from ..call_operands import _hoist_tracer_consts
 
     if specs is not None:
         vmas = [_typed_axes(mesh, s) for s in specs]
@@ -467,7 +467,7 @@ def _forwarded(res_fwd, kept, known_ins, known_outs):
 
 
 def _shard_map_partial_eval(trace, tracers, *, jaxpr, mesh, in_specs, out_specs, **params):
-    from ..jit import _hoist_tracer_consts
+    from ..call_operands import _hoist_tracer_consts
 
     in_unknowns = [not t.pval.is_known for t in tracers]
     known, unknown, out_unks, res_avals, res_specs, res_fwd = _split(

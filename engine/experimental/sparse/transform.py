@@ -16,7 +16,8 @@ from typing import Any, Callable
 from ... import core, lax
 from ... import numpy as jnp
 from ...ir import Literal
-from ...jit_primitive import _hoist_tracer_consts, jit_p, with_body
+from ...call_operands import _hoist_tracer_consts
+from ...jit_primitive import jit_p, with_body
 from ...staging import trace_to_jaxpr
 from ...tree_util import tree_flatten, tree_unflatten
 from ._base import JAXSparse
