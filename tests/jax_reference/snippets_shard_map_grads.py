@@ -450,3 +450,27 @@ SHARD_MAP_GRADS += [
         + "    out = (str(jax.make_jaxpr(vperm)(xs)), vperm(xs))",
     ),
 ]
+# vmap keeps batch dimensions where they are, as JAX's rules do: a custom_jvp call (relu) and the
+# collectives over another axis inside a shard_map body (all_gather, psum_scatter) take the
+# batched operand as it comes, no transpose around them.
+SHARD_MAP_GRADS += [
+    (
+        "jaxpr_vmap_relu_in_axes_1",
+        "out = str(jax.make_jaxpr(jax.vmap(jax.nn.relu, in_axes=1))(jnp.ones((3, 4))))",
+    ),
+    (
+        "jaxpr_vmap_grad_gelu_in_axes_1",
+        "g = jax.vmap(jax.grad(lambda x: jnp.sum(jax.nn.gelu(x))), in_axes=1, out_axes=1)\n"
+        "out = (str(jax.make_jaxpr(g)(jnp.linspace(-1., 1., 12).reshape(3, 4))), g(jnp.linspace(-1., 1., 12).reshape(3, 4)))",
+    ),
+    (
+        "jaxpr_vmap_in_axes_1_all_gather_psum_scatter",
+        _SETUP
+        + "x = jnp.linspace(-1., 1., 64).reshape(8, 8)\n"
+        + "def body(x):\n"
+        + "    g = jax.lax.all_gather(x, 'i', tiled=True)[:2]\n"
+        + "    return jax.lax.psum_scatter(jnp.concatenate([g, g, g, g]), 'i', tiled=True)\n"
+        + "f = jax.vmap(jax.shard_map(body, mesh=mesh, in_specs=P('i'), out_specs=P('i')), in_axes=1, out_axes=1)\n"
+        + "out = (str(jax.make_jaxpr(f)(x)), f(x))",
+    ),
+]
