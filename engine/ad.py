@@ -27,14 +27,15 @@ partial_eval_rules: dict[core.Primitive, Callable[..., Value]] = {}
 # pe.forwarding_rules). Kept apart from partial_eval_rules, which mark a primitive as special.
 forwarding_rules: dict[core.Primitive, Callable[..., Value | None]] = {}
 # On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn (or a list of them, inlined),
-# unknown eqn (or a list of them), unknowns out, residuals).
+# unknown eqn (or a list of them), unknowns out, residuals), or None: the equation staged whole.
 partial_eval_jaxpr_rules: dict[
     core.Primitive,
     Callable[
         [list[bool], JaxprEqn],
         tuple[
             JaxprEqn | list[JaxprEqn] | None, JaxprEqn | list[JaxprEqn] | None, Sequence[bool], Sequence[Atom]
-        ],
+        ]
+        | None,
     ],
 ] = {}
 # On equations, splitting a jaxpr: rule(known eqn) -> (the eqn without the outputs that are just its
@@ -621,8 +622,9 @@ def partial_eval_jaxpr(
             eqn = eqn._replace(inputs=renamed(eqn.inputs))
         unks_in = [read(x) for x in eqn.inputs]
         rule = partial_eval_jaxpr_rules.get(eqn.primitive)
-        if rule is not None and any(unks_in):
-            eqn1, eqn2, unks_out, eqn_res = rule(unks_in, eqn)
+        split = rule(unks_in, eqn) if rule is not None and any(unks_in) else None  # (None: staged whole)
+        if split is not None:
+            eqn1, eqn2, unks_out, eqn_res = split
             forward = known_output_forwarding_rules.get(eqn.primitive)
             forwarded = forward(eqn1) if forward is not None and isinstance(eqn1, JaxprEqn) else None
             if forwarded is not None:

@@ -280,10 +280,23 @@ def _checkpoint_transpose(cts: Sequence[ad.Tangent], *args: Any, jaxpr: Jaxpr, *
         jaxpr = _memo(jaxpr, ("split_whole", lin), lambda: _split_whole(jaxpr, marks, lin))
     undef, defined, cts, f, avals = ad.call_transpose(jaxpr, args, cts)
     key = ("transpose", tuple(undef), tuple((a.shape, a.dtype, a.weak_type) for a in avals))
-    (closed,) = _memo(jaxpr, key, lambda: (trace_to_jaxpr(f, avals),))
+    (closed,) = _memo(jaxpr, key, lambda: (_split_by_trace(lambda: trace_to_jaxpr(f, avals)),))
     outs = _bind_like(params, closed, [*defined, *cts], differentiated=True)
     it = iter(outs)
     return [next(it) if u else None for u in undef]
+
+
+def _split_by_trace(make: Callable[[], Any]) -> Any:
+    """``make()`` with the jits it splits split as by JAX's JaxprTrace (remat_transpose partial-
+    evaluates the staged body with partial_eval_jaxpr_nounits: a literal stays a literal, never a
+    residual, unlike linearize_jaxpr's traced constants)."""
+    from . import jit_primitive
+
+    saved, jit_primitive._literal_residuals[0] = jit_primitive._literal_residuals[0], False
+    try:
+        return make()
+    finally:
+        jit_primitive._literal_residuals[0] = saved
 
 
 def _checkpoint_batch(
@@ -299,6 +312,16 @@ def _checkpoint_batch(
 
 
 def _split(
+    jaxpr: Jaxpr,
+    in_unknowns: Sequence[bool],
+    policy: Callable[..., bool] | None,
+    loop_body: Sequence[bool] | None = None,
+) -> tuple[Jaxpr, Jaxpr, list[bool], int, list[bool]]:
+    # (JAX's partial_eval_jaxpr_custom: the jits it splits keep their literals)
+    return _split_by_trace(lambda: _split_by_policy(jaxpr, in_unknowns, policy, loop_body))
+
+
+def _split_by_policy(
     jaxpr: Jaxpr,
     in_unknowns: Sequence[bool],
     policy: Callable[..., bool] | None,
@@ -352,8 +375,9 @@ def _split(
             unknown.update(zip(eqn.out_binders, unks_out))
             continue
         unknown_part: JaxprEqn | list[JaxprEqn] | None = None
-        if any(unks_in) and rule is not None:  # (a nested jit, cond, scan: split it too)
-            eqn1, unknown_part, unks_out, rule_res = rule(unks_in, eqn)
+        split = rule(unks_in, eqn) if any(unks_in) and rule is not None else None
+        if split is not None:  # (a nested jit, cond, scan: split it too)
+            eqn1, unknown_part, unks_out, rule_res = split
             known_part = eqn1 if type(eqn1) is list else [] if eqn1 is None else [eqn1]
         elif any(unks_in):
             staged_eqns.append(eqn)

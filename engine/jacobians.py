@@ -4,7 +4,7 @@ over the input basis (forward) or of a VJP over the output basis (reverse), laid
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -206,33 +206,24 @@ def jacrev(
         jac = jac[0] if isinstance(argnums, int) else jac
         jac_flat, in_tree = tree_flatten(jac)
         in_avals = [core.get_aval(j) for j in jac_flat]
-        blocks = []
-        start = 0
-        if staged:  # JAX's unravel: each input's block split along the basis axis
-            y_avals = [core.get_aval(yv) for yv in y_flat]
-            split = [_split_np(j, [ya.size for ya in y_avals], 0) for j in jac_flat]
-            blocks = [
-                [
-                    _reshape_if(split[k][i], (*ya.shape, *core.get_aval(j).shape[1:]))
-                    for k, j in enumerate(jac_flat)
-                ]
-                for i, ya in enumerate(y_avals)
-            ]
-        for yv in y_flat if not staged else ():
-            ya = core.get_aval(yv)
-            row = []
-            for j in jac_flat:
-                ja = core.get_aval(j)
-                piece = _slice_axis(j, 0, start, start + ya.size)
-                row.append(lax.reshape(piece, (*ya.shape, *ja.shape[1:])))
-            blocks.append(row)
-            start += ya.size
         # JAX's _possible_downcast: each block takes its input's dtype and weak type.
-        examples = tree_flatten(dyn[0] if isinstance(argnums, int) else tuple(dyn))[0]
-        for row in blocks:
-            for k, ex in enumerate(examples):
-                ea = core.get_aval(ex)
-                row[k] = lax.convert_element_type(row[k], ea.dtype, ea.weak_type)
+        examples = [
+            core.get_aval(ex) for ex in tree_flatten(dyn[0] if isinstance(argnums, int) else tuple(dyn))[0]
+        ]
+        cast = lambda v, ea: lax.convert_element_type(v, ea.dtype, ea.weak_type)
+        y_avals = [core.get_aval(yv) for yv in y_flat]
+        blocks: list[list[Any]] = [[None] * len(jac_flat) for _ in y_avals]
+        for k, j in enumerate(jac_flat):  # (JAX's unravel, input by input: split, then each block)
+            ja = core.get_aval(j)
+            if staged:
+                parts = _split_np(j, [ya.size for ya in y_avals], 0)
+            else:
+                bounds = np.cumsum([0, *[ya.size for ya in y_avals]])
+                parts = [_slice_axis(j, 0, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+            for i, ya in enumerate(y_avals):
+                shape = (*ya.shape, *ja.shape[1:])
+                piece = _reshape_if(parts[i], shape) if staged else lax.reshape(parts[i], shape)
+                blocks[i][k] = cast(piece, examples[k])
         out = _jac_tree(y_flat, y_tree, in_avals, in_tree, blocks, False)
         return (out, aux) if has_aux else out
 

@@ -100,8 +100,8 @@ def _dot(eqn, inputs, producer):
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     out = eqn.out_binders[0].aval
     x, y = inputs
-    if x is y and x.aval.ndim == 1 and _real_float(x) and x.aval.dtype == out.dtype:
-        return _square_summed(x, out)
+    if x is y and x.aval.ndim == 1 and not xb and _real_float(x) and x.aval.dtype == out.dtype:
+        return _square_summed(x, out)  # (a batch dimension makes x * x itself: einsum('i,i->i'))
     if not all(_real_float(v) and v.aval.dtype == out.dtype for v in inputs) or any(
         v.aval.shape[d] != 1 for v, c in ((x, xc), (y, yc)) for d in c
     ):

@@ -258,8 +258,10 @@ def _cond_split(branches, unknowns, literal_residuals=False, trace_order=False, 
         if new_uk == out_uk:
             break
         out_uk = new_uk
-    if literal_residuals:  # (JAX's linearize_jaxpr DCEs each branch's primal side)
-        splits = [(ir.dce_jaxpr(j1), *rest) for j1, *rest in splits]
+    if literal_residuals:  # (JAX's linearize_jaxpr: each branch's tangent side is auto-DCE'd, so
+        # only the residuals it still reads are made, and the primal side is DCE'd after)
+        pruned = [(ir.prune_residuals(j1, j2, nres), uk) for j1, j2, uk, nres in splits]
+        splits = [(ir.dce_jaxpr(j1), j2, uk, nres) for (j1, j2, nres), uk in pruned]
     if trace_order:
         splits = [in_trace_order(*s) for s in splits]
     res_avals = [[v.aval for v in s[0].outs[len(s[0].outs) - s[3] :]] for s in splits]

@@ -36,7 +36,8 @@ from .control_flow_common import (
     _batched_outs,
 )
 from . import control_flow_eager
-from .scan import _inlined, scan
+from .scan import scan
+from .scan_invariants import inlined as _inlined
 
 while_p = RefOperandPrimitive("while", multiple_results=True)
 while_p.weak_from_abstract_eval = True

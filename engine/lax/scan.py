@@ -11,7 +11,7 @@ from ..staging import host_constant
 from ..closed_call import call_of
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
-from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
+from ..ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .structural import folding_converts
 from ..state.discharge import RefOperandPrimitive
@@ -20,6 +20,12 @@ from . import control_flow_eager
 from ..tracer_origins import debug_info
 from .control_flow_errors import check_carry_type
 from ..parallel import explicit_types
+from .scan_invariants import (
+    hoisted as _hoisted,
+    hoisting,
+    inlined as _inlined,
+    split_invariants as _split_invariants,
+)
 from .control_flow_common import (
     _trace,
     _avals,
@@ -304,6 +310,12 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     return [*carry_out, *ys], [*t_carry, *t_ys]
 
 
+def _linearized_directly() -> bool:
+    from ..jit_primitive import _linearized_directly as directly
+
+    return directly()
+
+
 def _scan_split(jaxpr, num_consts, num_carry, unknowns, trace_order=False):
     """Known scan (also emitting residuals as extra ys) and unknown scan (taking them as xs).
     ``trace_order``: the residuals in the order of JAX's JaxprTrace split of the body."""
@@ -321,6 +333,10 @@ def _scan_split(jaxpr, num_consts, num_carry, unknowns, trace_order=False):
         k_uk = new
     if trace_order:
         j1, j2, out_uk, nres = in_trace_order(j1, j2, out_uk, nres)
+    elif _linearized_directly():  # (JAX's linearize_jaxpr: the tangent body is auto-DCE'd, so
+        # only the residuals it still reads are made, and the primal body is DCE'd after)
+        j1, j2, nres = ir.prune_residuals(j1, j2, nres)
+        j1 = ir.dce_jaxpr(j1)
     known = ClosedJaxpr(j1, [])
     res_binders, uk_ins = j2.in_binders[:nres], j2.in_binders[nres:]
     n_uc, n_uk = sum(c_uk), sum(k_uk)
@@ -370,13 +386,8 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     j1, fwd = _forward_residuals(known.jaxpr, nres, n_kc, n_kk)
     # Hoisting: what depends on known consts only runs once, before the loop. A ref const is not
     # hoisted from (the loop writes it): it follows the hoisted consts into the loop, as in JAX.
-    n_nonfwd = len(j1.outs) - n_known_out
     is_ref = [type(core.get_aval(v)) is AbstractRef for v in kvals[:n_kc]]
-    ja, jb, out_uk2, _ = ad.partial_eval_jaxpr(
-        j1,
-        [*is_ref, *[True] * (len(j1.in_binders) - n_kc)],
-        instantiate=[True] * n_known_out + [False] * n_nonfwd,
-    )
+    ja, jb, out_uk2, _ = _split_invariants(j1, [*is_ref, *[True] * (len(j1.in_binders) - n_kc)], n_known_out)
     outer = eval_jaxpr(*folding_converts(ja, [v for v, r in zip(kvals, is_ref) if not r]), [])
     n_hoisted = len(ja.outs) - (len(jb.in_binders) - (len(j1.in_binders) - n_kc + sum(is_ref)))
     hoisted, new_consts = list(outer[:n_hoisted]), list(outer[n_hoisted:])
@@ -420,73 +431,6 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     return _stage(trace, scan_p, ins, params, out_avals, known_outs, out_uk)
 
 
-def _inlined(jaxpr: Jaxpr, args) -> tuple[list[JaxprEqn], list]:
-    """``jaxpr``'s equations reading ``args`` for its binders, under fresh variables, and its outputs."""
-    env: dict = dict(zip(jaxpr.in_binders, args))
-
-    def read(x):
-        return env.get(x, x) if type(x) is Var else x
-
-    eqns = []
-    for e in jaxpr.eqns:
-        outs = [Var(v.aval) for v in e.out_binders]
-        eqns.append(JaxprEqn(e.primitive, [read(x) for x in e.inputs], e.params, outs, e.source_info))
-        env.update(zip(e.out_binders, outs))
-    return eqns, [read(x) for x in jaxpr.outs]
-
-
-def _reached_order(jaxpr: Jaxpr, binders) -> list[int]:
-    """Positions of ``binders`` in the order a depth-first walk from ``jaxpr``'s outputs reaches
-    them (the order JAX's partial evaluation makes residuals in; unreached ones last)."""
-    producer = {v: e for e in jaxpr.eqns for v in e.out_binders}
-    where = {v: i for i, v in enumerate(binders)}
-    order: list[int] = []
-    seen: set = set()
-    stack = [x for x in reversed(jaxpr.outs) if type(x) is Var]
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if x in where:
-            order.append(where[x])
-        elif x in producer:
-            stack.extend(y for y in reversed(producer[x].inputs) if type(y) is Var and y not in seen)
-    return order + [i for i in range(len(binders)) if i not in order]
-
-
-def _hoisted(j1: Jaxpr, kin, n_kc, n_known_out):
-    """What of the known body depends on known consts alone, as equations before the loop (JAX's
-    loop-invariant hoisting): ``(equations, hoisted residuals, loop consts, loop body, which
-    residual outputs of j1 are hoisted)``."""
-    from .. import jit_primitive
-
-    n_nonfwd = len(j1.outs) - n_known_out
-    saved, jit_primitive.residuals_last[0] = jit_primitive.residuals_last[0], True
-    try:
-        ja, jb, out_uk2, nres = ad.partial_eval_jaxpr(
-            j1,
-            [False] * n_kc + [True] * (len(j1.in_binders) - n_kc),
-            instantiate=[True] * n_known_out + [False] * n_nonfwd,
-        )
-    finally:
-        jit_primitive.residuals_last[0] = saved
-    n_hoisted = len(ja.outs) - nres
-    perm = _reached_order(jb, jb.in_binders[:nres])
-    jb = Jaxpr(jb.constvars, [*[jb.in_binders[i] for i in perm], *jb.in_binders[nres:]], jb.eqns, jb.outs)
-    ja = Jaxpr(
-        ja.constvars, ja.in_binders, ja.eqns, [*ja.outs[:n_hoisted], *[ja.outs[n_hoisted + i] for i in perm]]
-    )
-    eqns, outer = _inlined(ir.dce_jaxpr(ja), kin[:n_kc])
-    return (
-        eqns,
-        outer[:n_hoisted],
-        outer[n_hoisted:],
-        ir.dce_jaxpr(jb),
-        [not u for u in out_uk2[n_known_out:]],
-    )
-
-
 def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False, forced_zero=True):
     # As the trace-level rule: residuals forwarded, and those of known consts alone hoisted (their
     # equations go before the known scan). ``forced_zero=False``: a known carry the fixpoint made
@@ -524,11 +468,14 @@ def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False, forced_zero=True):
     # Known inputs the fixpoint made unknown are zero tangents of carries (a tangent that reads no
     # unknown is zero); JAX's linearization instantiates them on the unknown side, not as residuals.
     zeros: list[JaxprEqn] = []
+    kept_known: list[Atom] = []  # (known initial values the unknown scan reads: residuals too)
     for k, (x, u, was) in enumerate(zip(eqn.inputs, uk_all, unks_in)):
-        if u and not was and forced_zero:
+        if u and not was and forced_zero and not hoisting[0]:
             made, atom = ad.zeros_eqns(x.aval)
             zeros.extend(made)
             uin[sum(uk_all[:k])] = atom
+        elif u and not was:
+            kept_known.append(x)
     eqn2 = JaxprEqn(
         scan_p,
         [*[v for _, v in intensive], *uin, *[v for _, v in extensive]],
@@ -545,7 +492,7 @@ def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False, forced_zero=True):
         [*hoist_eqns, eqn1],
         [*zeros, eqn2] if zeros else eqn2,
         out_uk,
-        [v for _, v in [*intensive, *extensive]],
+        [*kept_known, *[v for _, v in [*intensive, *extensive]]],  # (instantiated first, as JAX's)
     )
 
 

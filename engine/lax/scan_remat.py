@@ -21,7 +21,8 @@ from .. import ad_checkpoint
 from ..closed_call import call_of
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ..state.types import AbstractRef
-from .scan import _hoisted, _scan_partial_eval_jaxpr, scan_p
+from .scan import _scan_partial_eval_jaxpr, scan_p
+from .scan_invariants import hoisted as _hoisted
 
 
 class _ScanPolicySplit(ad_checkpoint.PolicySplitRule):

@@ -709,20 +709,23 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
 
 
 def _pad_batch(size, vals, dims, *, padding_config):
+    """JAX's rule: the batch dimension stays where it is (unpadded); a batched padding value
+    pads with zeros, then selects the padding positions per member."""
     lax = _lax()
     x, pv = vals
     dx, dpv = dims
-    x = batching.bdim_at_front(x, dx, size)
-    config = ((0, 0, 0), *padding_config)
+    if dx is not_mapped:
+        x, dx = lax.broadcast(x, (size,)), 0
+    config = list(padding_config)
+    config.insert(dx, (0, 0, 0))
     if dpv is not_mapped:
-        return pad_p.bind(x, pv, padding_config=config), 0
-    # A batched padding value: pad with zeros, then select the padding positions per member.
-    padded = pad_p.bind(x, lax.full((), 0, x.dtype), padding_config=config)
+        return pad_p.bind(x, pv, padding_config=tuple(config)), dx
+    pv = batching.moveaxis(pv, dpv, 0)
+    padded = pad_p.bind(x, lax.full_like(x, 0, shape=()), padding_config=tuple(config))
     inside = pad_p.bind(
-        lax.full(core.get_aval(x).shape, True, np.bool_), lax.full((), False, np.bool_), padding_config=config
+        lax.full_like(x, True, np.bool_), lax.full((), False, np.bool_), padding_config=tuple(config)
     )
-    pv = lax.broadcast_in_dim(batching.moveaxis(pv, dpv, 0), core.get_aval(padded).shape, (0,))
-    return lax.select(inside, padded, pv), 0
+    return lax.select(inside, padded, lax.broadcast_in_dim(pv, core.get_aval(padded).shape, (dx,))), dx
 
 
 ad.deflinear(pad_p, _pad_transpose)

@@ -2156,6 +2156,9 @@ SNIPPETS["pmap_compiled"] = PMAP_COMPILED
 from snippets_fuzz7 import FUZZ7  # noqa: E402
 
 SNIPPETS["fuzz7_values"] = FUZZ7
+from snippets_fuzz8 import FUZZ8  # noqa: E402
+
+SNIPPETS["fuzz8"] = FUZZ8
 from snippets_control_flow_errors import CONTROL_FLOW_ERRORS  # noqa: E402
 
 SNIPPETS["control_flow_errors"] = CONTROL_FLOW_ERRORS

@@ -1,0 +1,35 @@
+"""What the eighth differential fuzz (random jnp / lax / control-flow programs under random
+transformation stacks, the jaxpr texts and the values compared; issue 13) found. A jitted
+``einsum('i,i->i', x, x)`` crashed the compiler's simplifier (a vector dotted with itself was taken
+for ``sum(x * x)`` though its one dimension is a batch dimension: an elementwise square). A scan's
+loop-invariant hoisting left a known carry's initial value (polyval's zeros, inside its jit) in the
+loop where JAX hoists it. jacrev over several arguments unravelled its blocks output by output
+where JAX goes input by input (split, then each reshape). Registered in snippets.py."""
+
+_X = "x = jnp.linspace(-1.0, 1.2, 4, dtype=jnp.float32)\n"
+_XY = (
+    "x = jnp.sin(jnp.arange(12, dtype=jnp.float32) * 1.3).reshape(3, 4)\n"
+    "y = jnp.cos(jnp.arange(4, dtype=jnp.float32) * 0.7)\n"
+)
+
+FUZZ8 = [
+    (
+        "einsum_batch_dimension_only_jit",
+        _X
+        + "out = [jax.jit(lambda x: jnp.einsum('i,i->i', x, x))(x), jax.jit(lambda x: jnp.einsum('i,i->', x, x))(x),"
+        " jax.jit(lambda x: (jnp.einsum('i,i->i', x, x) > 0.1).sum())(x)]",
+    ),
+    (
+        "scan_hoists_known_carry_init",
+        _X + "c = jnp.array([1.0, -2.0, 0.5])\n"
+        "f = lambda x: jnp.sum(jax.lax.map(lambda v: jnp.polyval(c, v) * 2.0, x.reshape(2, 2)))\n"
+        "out = (str(jax.make_jaxpr(jax.grad(f))(x)), str(jax.make_jaxpr(jax.grad(jax.jit(f)))(x)), jax.grad(f)(x))",
+    ),
+    (
+        "jacrev_unravels_input_by_input",
+        _XY + "f = lambda x, y: x.T.reshape(3, 4) * y\n"
+        "g = lambda x, y: (x[1] * y, jnp.stack([x[0], y, x[2]]))\n"
+        "out = [(str(jax.make_jaxpr(jax.jacrev(h, argnums=(0, 1)))(x, y)), jax.jacrev(h, argnums=(0, 1))(x, y))"
+        " for h in (f, g)]",
+    ),
+]
