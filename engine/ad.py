@@ -28,15 +28,10 @@ partial_eval_rules: dict[core.Primitive, Callable[..., Value]] = {}
 forwarding_rules: dict[core.Primitive, Callable[..., Value | None]] = {}
 # On equations, splitting a jaxpr: rule(unknowns in, eqn) -> (known eqn (or a list of them, inlined),
 # unknown eqn (or a list of them), unknowns out, residuals), or None: the equation staged whole.
+_Eqns = JaxprEqn | list[JaxprEqn] | None
 partial_eval_jaxpr_rules: dict[
     core.Primitive,
-    Callable[
-        [list[bool], JaxprEqn],
-        tuple[
-            JaxprEqn | list[JaxprEqn] | None, JaxprEqn | list[JaxprEqn] | None, Sequence[bool], Sequence[Atom]
-        ]
-        | None,
-    ],
+    Callable[[list[bool], JaxprEqn], tuple[_Eqns, _Eqns, Sequence[bool], Sequence[Atom]] | None],
 ] = {}
 # On equations, splitting a jaxpr: rule(known eqn) -> (the eqn without the outputs that are just its
 # inputs, {dropped output: the input it is}), or None: JAX's JaxprTrace rule for a jit passes such

@@ -72,13 +72,19 @@ def _std_basis_staged(leaves):
 
 
 def _as_output(block, y_aval):
-    """A jacfwd block typed as its output (JAX's unravel casts it to the output's weak type)."""
+    """A jacfwd block typed as its output (JAX's _possible_downcast: a real output's block is real,
+    an integer output's float0 block is its dtype's zeros)."""
+    from . import lax
     from .lax.structural import convert_element_type_p
 
+    if dtype_kind(core.get_aval(block).dtype) == "c" and dtype_kind(y_aval.dtype) != "c":
+        block = lax.real(block)
     a = core.get_aval(block)
-    if a.dtype != y_aval.dtype or a.weak_type == y_aval.weak_type:
+    if a.dtype == y_aval.dtype and a.weak_type == y_aval.weak_type:
         return block
-    return convert_element_type_p.bind(block, new_dtype=a.dtype, weak_type=y_aval.weak_type, sharding=None)
+    return convert_element_type_p.bind(
+        block, new_dtype=y_aval.dtype, weak_type=y_aval.weak_type, sharding=None
+    )
 
 
 def _split_np(x, sizes, axis):

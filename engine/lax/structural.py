@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from .. import ad, batching, core, dims, held_arrays, narrow_dtypes
+from ..avals import float0
 from ..batching import not_mapped, moveaxis
 from ..core import Primitive, ShapedArray
 from .. import ir
@@ -49,6 +50,12 @@ def convert_values(x, *, new_dtype, weak_type=False, sharding=None):
     integer's range, NaN to 0."""
     if narrow_dtypes.is_narrow(x.dtype):  # (eager jnp conversions call this directly)
         x = x.astype(narrow_dtypes.WIDE[x.dtype])
+    if x.dtype == float0:  # (a tangent of integers holds no values: zeros, as JAX's jacfwd casts it)
+        if np.dtype(new_dtype) == np.bool_:
+            raise TypeError(
+                "a float0 value (the tangent of an integer or boolean) cannot be converted to bool"
+            )
+        return np.zeros(x.shape, new_dtype)
     if dtype_kind(x.dtype) == "f" and dtype_kind(np.dtype(new_dtype)) in "iu":
         lo, hi = _int_bounds(new_dtype)
         if x.size and x.min() > x.dtype.type(lo) and x.max() < x.dtype.type(hi):

@@ -4,7 +4,9 @@ transformation stacks, the jaxpr texts and the values compared; issue 13) found.
 for ``sum(x * x)`` though its one dimension is a batch dimension: an elementwise square). A scan's
 loop-invariant hoisting left a known carry's initial value (polyval's zeros, inside its jit) in the
 loop where JAX hoists it. jacrev over several arguments unravelled its blocks output by output
-where JAX goes input by input (split, then each reshape). Registered in snippets.py."""
+where JAX goes input by input (split, then each reshape). jacfwd of a function with an integer
+output returned its float0 block, which nothing can compute with, where JAX casts it to the
+output's dtype (zeros), and a float0 could not be converted. Registered in snippets.py."""
 
 _X = "x = jnp.linspace(-1.0, 1.2, 4, dtype=jnp.float32)\n"
 _XY = (
@@ -31,5 +33,12 @@ FUZZ8 = [
         "g = lambda x, y: (x[1] * y, jnp.stack([x[0], y, x[2]]))\n"
         "out = [(str(jax.make_jaxpr(jax.jacrev(h, argnums=(0, 1)))(x, y)), jax.jacrev(h, argnums=(0, 1))(x, y))"
         " for h in (f, g)]",
+    ),
+    (
+        "jacfwd_integer_output_is_zeros",
+        _XY
+        + "out = [jax.jacfwd(lambda x: jnp.argsort(x, axis=0))(x), jax.jacfwd(lambda x: (jnp.argmax(x), jnp.sin(x)))(x),"
+        " str(jax.make_jaxpr(jax.jacfwd(lambda x: jnp.argsort(x, axis=0)))(x)),"
+        " jax.jit(jax.jacfwd(lambda x: jnp.bincount(jnp.arange(5) % 3, length=4) * 1))(y)]",
     ),
 ]
