@@ -6,7 +6,12 @@ loop-invariant hoisting left a known carry's initial value (polyval's zeros, ins
 loop where JAX hoists it. jacrev over several arguments unravelled its blocks output by output
 where JAX goes input by input (split, then each reshape). jacfwd of a function with an integer
 output returned its float0 block, which nothing can compute with, where JAX casts it to the
-output's dtype (zeros), and a float0 could not be converted. Registered in snippets.py."""
+output's dtype (zeros), and a float0 could not be converted. Under direct linearization a cond's or
+scan's known body kept the residuals of tangent work nothing read (JAX's linearize_jaxpr DCEs the
+tangent side, then the primal side); pad's batch rule moved the batch dimension to the front; a
+remat's split turned literals into residuals (JAX's partial_eval_jaxpr_custom keeps them); the
+hoisting split kept a custom_jvp call whole where JAX's JaxprTrace inlines it. Registered in
+snippets.py."""
 
 _X = "x = jnp.linspace(-1.0, 1.2, 4, dtype=jnp.float32)\n"
 _XY = (
@@ -40,5 +45,38 @@ FUZZ8 = [
         + "out = [jax.jacfwd(lambda x: jnp.argsort(x, axis=0))(x), jax.jacfwd(lambda x: (jnp.argmax(x), jnp.sin(x)))(x),"
         " str(jax.make_jaxpr(jax.jacfwd(lambda x: jnp.argsort(x, axis=0)))(x)),"
         " jax.jit(jax.jacfwd(lambda x: jnp.bincount(jnp.arange(5) % 3, length=4) * 1))(y)]",
+    ),
+    (
+        "cond_linearized_keeps_read_residuals",
+        _X + "f = lambda x: jax.lax.switch(jnp.clip(jnp.argmax(x), 0, 2), [lambda v: jnp.sum(jnp.sin(v)),"
+        " lambda v: jax.nn.logsumexp(v), lambda v: jnp.sum(v * v)], x)\n"
+        "out = (str(jax.make_jaxpr(jax.value_and_grad(f))(x)), jax.value_and_grad(f)(x))",
+    ),
+    (
+        "scan_linearized_keeps_read_residuals",
+        "x = jnp.linspace(-1.0, 1.2, 8, dtype=jnp.float32).reshape(2, 4)\n"
+        "f = lambda x: jnp.sum(jax.lax.map(lambda v: jax.nn.softmax(v) * 2.0, x.reshape(2, 2)))\n"
+        "out = (str(jax.make_jaxpr(jax.vmap(jax.value_and_grad(f)))(x)), jax.vmap(jax.value_and_grad(f))(x))",
+    ),
+    (
+        "pad_batch_dimension_in_place",
+        "x = jnp.arange(12.0).reshape(3, 4)\nv = jnp.array([9.0, 8.0, 7.0, 6.0])\n"
+        "p = lambda x, v: jax.lax.pad(x, v, [(1, 2, 1)])\n"
+        "gs = [(jax.vmap(p, in_axes=(1, 0)), (x, v)), (jax.vmap(p, in_axes=(1, None)), (x, 5.0)),"
+        " (jax.vmap(p, in_axes=(None, 0)), (x[0], v))]\n"
+        "out = [(str(jax.make_jaxpr(g)(*a)), g(*a)) for g, a in gs]",
+    ),
+    (
+        "remat_split_keeps_literals",
+        _X + "f = lambda x: jax.checkpoint(lambda v: jnp.mean(jnp.cumprod(v) ** 2),"
+        " policy=jax.checkpoint_policies.nothing_saveable)(x)\n"
+        "out = (str(jax.make_jaxpr(jax.grad(f))(x)), jax.grad(f)(x))",
+    ),
+    (
+        "hoisting_inlines_custom_jvp",
+        "x = jnp.linspace(-1.0, 1.2, 8, dtype=jnp.float32).reshape(2, 4)\n"
+        "f = lambda x: jnp.sum(jax.lax.map(lambda v: jax.nn.relu(v) * 2.0, x.reshape(2, 2)))\n"
+        "out = (str(jax.make_jaxpr(jax.jacrev(f))(x[0])), str(jax.make_jaxpr(jax.vmap(jax.grad(f)))(x)),"
+        " jax.vmap(jax.grad(f))(x))",
     ),
 ]
