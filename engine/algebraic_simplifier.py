@@ -468,6 +468,13 @@ def _reduce_of_reduce(eqn, inputs, producer):
     """sum(sum(A, dims0), dims1) => sum(A, dims0 and dims1 as A's): one loop adds all of them (a
     mean of row sums adds in the order of a whole sum), whether or not the row sums have other
     uses."""
+    negated = _operand_of(inputs[0], ew.neg_p, producer)
+    if negated is not None and _USES[-1].get(inputs[0], 0) == 1 and _real_float(inputs[0]):
+        # sum(-A) => -sum(A), as XLA's compiled sum of a negation is (the same values, but a sum of
+        # zeros is -0: the transposed mean of a zero cotangent, so jnp.std's pullback keeps signs)
+        total, summed = _eqn(red.reduce_sum_p, [negated.inputs[0]], eqn.out_binders[0].aval, eqn.params)
+        neg, out = _eqn(ew.neg_p, [summed], eqn.out_binders[0].aval)
+        return [total, neg], out
     inner = _operand_of(inputs[0], red.reduce_sum_p, producer)
     if inner is None or not _real_float(inputs[0]):
         return None

@@ -10,8 +10,9 @@ output's dtype (zeros), and a float0 could not be converted. Under direct linear
 scan's known body kept the residuals of tangent work nothing read (JAX's linearize_jaxpr DCEs the
 tangent side, then the primal side); pad's batch rule moved the batch dimension to the front; a
 remat's split turned literals into residuals (JAX's partial_eval_jaxpr_custom keeps them); the
-hoisting split kept a custom_jvp call whole where JAX's JaxprTrace inlines it. Registered in
-snippets.py."""
+hoisting split kept a custom_jvp call whole where JAX's JaxprTrace inlines it. A compiled sum of a
+negation is XLA's negated sum (a sum of zeros is -0), so the pullback of jnp.std at a zero
+cotangent keeps the signs of x - mean. Registered in snippets.py."""
 
 _X = "x = jnp.linspace(-1.0, 1.2, 4, dtype=jnp.float32)\n"
 _XY = (
@@ -78,5 +79,14 @@ FUZZ8 = [
         "f = lambda x: jnp.sum(jax.lax.map(lambda v: jax.nn.relu(v) * 2.0, x.reshape(2, 2)))\n"
         "out = (str(jax.make_jaxpr(jax.jacrev(f))(x[0])), str(jax.make_jaxpr(jax.vmap(jax.grad(f)))(x)),"
         " jax.vmap(jax.grad(f))(x))",
+    ),
+    (
+        "compiled_sum_of_negation",
+        "m = np.array([-0.0, 0.0, 0.0, -0.0, -0.0, 0.0], np.float32)\n"
+        "x = jnp.sin(jnp.arange(12, dtype=jnp.float32) * 1.3).reshape(3, 4)\n"
+        "signs = lambda v: np.signbit(np.asarray(v)).tolist()\n"
+        "out = [signs(jax.jit(lambda v: jnp.sum(-v))(m)), signs(jax.jit(lambda v, s: jnp.sum(-(v * s)))(m, np.float32(0.5))),"
+        " signs(jax.vjp(jnp.std, x)[1](jnp.float32(0.0))[0]),"
+        " signs(jax.jacrev(lambda x: (x[1], jnp.std(x)))(x)[0])]",
     ),
 ]
