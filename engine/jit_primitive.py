@@ -590,10 +590,14 @@ def _jit_partial_eval_jaxpr(
     # A jit inside a jaxpr being split (the jvp of an outer jit): split its body the same way,
     # into a known jit returning residuals and an unknown jit consuming them.
     closed, params = eqn.params["jaxpr"], {k: v for k, v in eqn.params.items() if k != "jaxpr"}
-    key = (tuple(unks_in), _literal_residuals[0], residuals_last[0])
+    from .lax.scan_invariants import hoisting
+
+    key = (tuple(unks_in), _literal_residuals[0], residuals_last[0], bool(hoisting[0]))
     cached = _linearized_cache(_split_inner_jaxprs, closed).get(key)
     if cached is None:
-        cached = _split_inner_jit(closed, list(unks_in), _literal_residuals[0], residuals_last[0])
+        cached = _split_inner_jit(
+            closed, list(unks_in), _literal_residuals[0], residuals_last[0], bool(hoisting[0])
+        )
         _split_inner_jaxprs[closed][key] = cached
     known_closed, unknown_closed, out_uk, sources = cached
     _note_rule_body(known_closed, closed, None)
@@ -659,7 +663,11 @@ residuals_last = [False]
 
 
 def _split_inner_jit(
-    closed: ClosedJaxpr, unks_in: list[bool], literal_residuals: bool, res_last: bool = False
+    closed: ClosedJaxpr,
+    unks_in: list[bool],
+    literal_residuals: bool,
+    res_last: bool = False,
+    traced: bool = False,
 ) -> tuple[Any, ...]:
     """The known and unknown jaxprs of a nested jit, and where each residual comes from: a known
     input (``("in", i)``, JAX's forwarding), a known output (``("out", i)``), or a new output of
@@ -671,6 +679,10 @@ def _split_inner_jit(
     j1, j2, num_res = ir.prune_residuals(j1, j2, num_res)
     if literal_residuals:  # (JAX's linearize_jaxpr DCEs the primal side; a JaxprTrace split keeps it)
         j1 = dce_jaxpr(j1)
+    if traced:  # (a JaxprTrace split, as a loop's hoisting runs: residuals in its toposort's order)
+        from .lax.control_flow_common import in_trace_order
+
+        j1, j2, out_uk, num_res = in_trace_order(j1, j2, out_uk, num_res)
     n_known_out = len(j1.outs) - num_res
     num_known = sum(not u for u in unks_in)
     position = {v: i for i, v in enumerate(j1.in_binders)} if len(j1.in_binders) == num_known else {}

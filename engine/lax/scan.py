@@ -392,17 +392,22 @@ def _scan_partial_eval(trace, tracers, *, jaxpr, num_consts, num_carry, length, 
     n_hoisted = len(ja.outs) - (len(jb.in_binders) - (len(j1.in_binders) - n_kc + sum(is_ref)))
     hoisted, new_consts = list(outer[:n_hoisted]), list(outer[n_hoisted:])
     new_consts += [v for v, r in zip(kvals, is_ref) if r]
-    outs1 = scan_p.bind(
-        *new_consts,
-        *kvals[n_kc:],
-        # (dead code in nested branches goes, as in JAX; JAX's JaxprTrace split binds what nothing
-        # reads, a swap's old value, to _)
-        jaxpr=ClosedJaxpr(ir.drop_unused_binders(ir.dce_jaxpr(jb)), []),
-        num_consts=len(new_consts),
-        num_carry=n_kk,
-        length=length,
-        reverse=reverse,
-        unroll=unroll,
+    # (dead code in nested branches goes, as in JAX; JAX's JaxprTrace split binds what nothing
+    # reads, a swap's old value, to _)
+    body = ir.drop_unused_binders(ir.dce_jaxpr(jb))
+    outs1 = (
+        scan_p.bind(
+            *new_consts,
+            *kvals[n_kc:],
+            jaxpr=ClosedJaxpr(body, []),
+            num_consts=len(new_consts),
+            num_carry=n_kk,
+            length=length,
+            reverse=reverse,
+            unroll=unroll,
+        )
+        if body.outs or ir.has_effects(body)
+        else []  # (a known scan with no results is not run, as JAX's rule does not bind it)
     )
     known_outs, stacked = outs1[:n_known_out], iter(outs1[n_known_out:])
     hoisted_it = iter(hoisted)
@@ -489,7 +494,8 @@ def _scan_partial_eval_jaxpr(unks_in, eqn, trace_order=False, forced_zero=True):
         eqn.source_info,
     )
     return (
-        [*hoist_eqns, eqn1],
+        # (a known scan with no results is not run, as JAX's rule does not bind it)
+        [*hoist_eqns, eqn1] if eqn1.out_binders or ir.has_effects(body) else hoist_eqns,
         [*zeros, eqn2] if zeros else eqn2,
         out_uk,
         [*kept_known, *[v for _, v in [*intensive, *extensive]]],  # (instantiated first, as JAX's)

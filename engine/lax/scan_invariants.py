@@ -56,6 +56,8 @@ def split_invariants(j1: Jaxpr, unknowns: list[bool], n_known_out: int):
     from .. import jit_primitive
 
     saved, jit_primitive.residuals_last[0] = jit_primitive.residuals_last[0], True
+    # (a JaxprTrace split: literals stay literals and known jits keep their bodies whole)
+    saved_literals, jit_primitive._literal_residuals[0] = jit_primitive._literal_residuals[0], False
     hoisting[0] += 1
     try:
         ja, jb, out_uk2, nres = ad.partial_eval_jaxpr(
@@ -63,6 +65,7 @@ def split_invariants(j1: Jaxpr, unknowns: list[bool], n_known_out: int):
         )
     finally:
         jit_primitive.residuals_last[0] = saved
+        jit_primitive._literal_residuals[0] = saved_literals
         hoisting[0] -= 1
     n_hoisted = len(ja.outs) - nres
     perm = _reached_order(jb, jb.in_binders[:nres])

@@ -12,7 +12,11 @@ tangent side, then the primal side); pad's batch rule moved the batch dimension 
 remat's split turned literals into residuals (JAX's partial_eval_jaxpr_custom keeps them); the
 hoisting split kept a custom_jvp call whole where JAX's JaxprTrace inlines it. A compiled sum of a
 negation is XLA's negated sum (a sum of zeros is -0), so the pullback of jnp.std at a zero
-cotangent keeps the signs of x - mean. Registered in snippets.py."""
+cotangent keeps the signs of x - mean. A fuzz of small models (MLPs, attention, an RNN in a scan,
+convolutions, under grad, jit, vmap of grad, jacrev, hessian) found the hoisting split of an RNN
+cell's jitted activation (leaky_relu, elu, softplus) unlike JAX's JaxprTrace split: literals made
+residuals, empty inner jits dropped, residuals not in its toposort's order. Registered in
+snippets.py."""
 
 _X = "x = jnp.linspace(-1.0, 1.2, 4, dtype=jnp.float32)\n"
 _XY = (
@@ -88,5 +92,17 @@ FUZZ8 = [
         "out = [signs(jax.jit(lambda v: jnp.sum(-v))(m)), signs(jax.jit(lambda v, s: jnp.sum(-(v * s)))(m, np.float32(0.5))),"
         " signs(jax.vjp(jnp.std, x)[1](jnp.float32(0.0))[0]),"
         " signs(jax.jacrev(lambda x: (x[1], jnp.std(x)))(x)[0])]",
+    ),
+    (
+        "rnn_cell_activation_hoisting",
+        "k = np.random.default_rng(0)\n"
+        "w = jnp.asarray(k.standard_normal((8, 8)) * 0.3, jnp.float32)\n"
+        "x = jnp.asarray(k.standard_normal((5, 8)), jnp.float32)\n"
+        "def loss(w, x, act):\n"
+        "    cell = lambda h, xt: (act(xt @ w * 0.5 + h @ w * 0.1), act(xt @ w * 0.5 + h @ w * 0.1))\n"
+        "    return jnp.mean(jax.lax.scan(cell, jnp.zeros(8), x)[1] ** 2)\n"
+        "out = [(str(jax.make_jaxpr(jax.vmap(jax.grad(loss), in_axes=(None, 0, None)))(w, x[:, None], a)),"
+        " jax.vmap(jax.grad(loss), in_axes=(None, 0, None))(w, x[:, None], a))"
+        " for a in (jax.nn.leaky_relu, jax.nn.elu, jax.nn.softplus)]",
     ),
 ]
