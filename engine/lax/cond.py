@@ -472,7 +472,9 @@ def _cond_batch(axis_size, vals, dims, *, branches, branches_platforms=None):
             )
         res = [lax.select_n(_bcast_to(idx, outs[0]), *outs) for outs in zip(*branch_outs)]
         return res, [0] * len(res)
-    in_dims = [None if d is not_mapped else d for d in adims]
+    # (JAX's rule: batched operands' batch dimensions moved to the front first)
+    args = [a if d is not_mapped else batching.moveaxis(a, d, 0) for a, d in zip(args, adims)]
+    in_dims = [None if d is not_mapped else 0 for d in adims]
     # As JAX's rule: an output is batched if any branch batches it, and only then (so the primal
     # outputs of a jvp under jacfwd stay unmapped when only tangents are batched).
     branch_dims = [batching.batch_jaxpr(b, axis_size, in_dims)[1] for b in branches]

@@ -15,8 +15,9 @@ negation is XLA's negated sum (a sum of zeros is -0), so the pullback of jnp.std
 cotangent keeps the signs of x - mean. A fuzz of small models (MLPs, attention, an RNN in a scan,
 convolutions, under grad, jit, vmap of grad, jacrev, hessian) found the hoisting split of an RNN
 cell's jitted activation (leaky_relu, elu, softplus) unlike JAX's JaxprTrace split: literals made
-residuals, empty inner jits dropped, residuals not in its toposort's order. Registered in
-snippets.py."""
+residuals, empty inner jits dropped, residuals not in its toposort's order; and cond's batch rule
+keeping a batched operand's batch dimension where it was (JAX's moves it to the front first).
+Registered in snippets.py."""
 
 _X = "x = jnp.linspace(-1.0, 1.2, 4, dtype=jnp.float32)\n"
 _XY = (
@@ -104,5 +105,12 @@ FUZZ8 = [
         "out = [(str(jax.make_jaxpr(jax.vmap(jax.grad(loss), in_axes=(None, 0, None)))(w, x[:, None], a)),"
         " jax.vmap(jax.grad(loss), in_axes=(None, 0, None))(w, x[:, None], a))"
         " for a in (jax.nn.leaky_relu, jax.nn.elu, jax.nn.softplus)]",
+    ),
+    (
+        "cond_batch_dimensions_to_front",
+        _XY + "w = jnp.outer(y, y[:3])\n"
+        "f = lambda w, x: jnp.mean(jax.lax.cond(w[0, 0] > -1.0, lambda h: jax.nn.relu(h) @ w[:3], lambda h: h @ w[:3] * 0.5,"
+        " x @ w) ** 2)\n"
+        "out = (str(jax.make_jaxpr(jax.jacfwd(f))(w, x)), jax.jacfwd(f)(w, x))",
     ),
 ]
