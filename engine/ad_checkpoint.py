@@ -610,25 +610,6 @@ def _checkpoint_partial_eval(
     return [next(it2) if u else next(it1) for u in out_unknowns]
 
 
-def _inline(jaxpr: Jaxpr, ins: Sequence[Atom], out_binders: Sequence[Var]) -> list[JaxprEqn] | None:
-    """``jaxpr``'s equations reading ``ins`` and writing ``out_binders``; None when an output is
-    not written by one of its equations (an input, a literal, or written twice)."""
-    produced = {v for e in jaxpr.eqns for v in e.out_binders}
-    target: dict[Var, Var] = {}
-    for x, b in zip(jaxpr.outs, out_binders):
-        if type(x) is not Var or x not in produced or x in target:
-            return None
-        target[x] = b
-    sub: dict[Var, Atom] = dict(zip(jaxpr.in_binders, ins))
-    eqns = []
-    for e in jaxpr.eqns:
-        outs = [target.get(v) or Var(v.aval) for v in e.out_binders]
-        sub.update(zip(e.out_binders, outs))
-        new_ins = [sub.get(x, x) if type(x) is Var else x for x in e.inputs]
-        eqns.append(JaxprEqn(e.primitive, new_ins, e.params, outs, e.source_info))
-    return eqns
-
-
 def _split_eqn(
     unks_in: Sequence[bool], eqn: JaxprEqn
 ) -> tuple[JaxprEqn, list[JaxprEqn] | None, JaxprEqn, list[bool], list[Atom]]:
@@ -649,7 +630,8 @@ def _split_eqn(
     )
     # The known inputs the staged part reads are residuals of the outer split too.
     known_read = [x for x, s, u in zip(eqn.inputs, staged_inputs, unks_in) if s and not u]
-    return call, _inline(known, known_ins, known_outs), eqn2, out_uk, [*res, *known_read]
+    inlined = ir.inline_jaxpr(known, known_ins, known_outs)
+    return call, None if inlined is None else inlined[0], eqn2, out_uk, [*res, *known_read]
 
 
 def _checkpoint_partial_eval_jaxpr(

@@ -19,13 +19,12 @@ def _partial_eval_jaxpr(unks_in, eqn):
     if not hoisting[0] or closed.consts:
         return None
     known_ins = [x for x, u in zip(eqn.inputs, unks_in) if not u]
-    j1, j2, out_uk, nres = ad.partial_eval_jaxpr(closed.jaxpr, unks_in)
-    n_known_out = len(j1.outs) - nres
-    known = _inline_into(j1, known_ins, [v for v, u in zip(eqn.out_binders, out_uk) if not u], n_known_out)
+    j1, j2, out_uk, _ = ad.partial_eval_jaxpr(closed.jaxpr, unks_in)
+    known = ir.inline_jaxpr(j1, known_ins, [v for v, u in zip(eqn.out_binders, out_uk) if not u])
     if known is None:
         return None
     eqns1, res = known
-    unknown = _inline_into(
+    unknown = ir.inline_jaxpr(
         j2,
         [*res, *[x for x, u in zip(eqn.inputs, unks_in) if u]],
         [v for v, u in zip(eqn.out_binders, out_uk) if u],
@@ -33,25 +32,6 @@ def _partial_eval_jaxpr(unks_in, eqn):
     if unknown is None:
         return None
     return eqns1, unknown[0], out_uk, res
-
-
-def _inline_into(jaxpr, args, targets, n_targets=None):
-    """``jaxpr``'s equations reading ``args``, its first ``n_targets`` outputs bound to ``targets``:
-    ``(equations, the other outputs)``, or None where an output is no equation's own result."""
-    n = len(jaxpr.outs) if n_targets is None else n_targets
-    produced = {v for e in jaxpr.eqns for v in e.out_binders}
-    named = jaxpr.outs[:n]
-    if any(type(v) is not ir.Var or v not in produced or named.count(v) > 1 for v in named):
-        return None
-    env = dict(zip(jaxpr.in_binders, args))
-    env.update(zip(named, targets))
-    read = lambda x: env.get(x, x) if type(x) is ir.Var else x
-    eqns = []
-    for e in jaxpr.eqns:
-        outs = [env.get(v) or ir.Var(v.aval) for v in e.out_binders]
-        env.update(zip(e.out_binders, outs))
-        eqns.append(e._replace(inputs=[read(x) for x in e.inputs], out_binders=outs))
-    return eqns, [read(x) for x in jaxpr.outs[n:]]
 
 
 ad.partial_eval_jaxpr_rules[custom_jvp_call_p] = _partial_eval_jaxpr

@@ -145,6 +145,30 @@ def with_fresh_vars(jaxpr: Jaxpr, deep: bool = False) -> Jaxpr:
     return Jaxpr(constvars, in_binders, eqns, [read(x) for x in jaxpr.outs])
 
 
+def inline_jaxpr(
+    jaxpr: Jaxpr, args: Sequence[Atom], out_binders: Sequence[Var] = ()
+) -> tuple[list[JaxprEqn], list[Atom]] | None:
+    """``jaxpr``'s equations reading ``args``, its first outputs written to ``out_binders`` and the
+    rest to fresh Vars: ``(equations, the other outputs)``; None when a named output is not one
+    equation's own result (an input, a literal, or written twice)."""
+    named = jaxpr.outs[: len(out_binders)]
+    produced = {v for e in jaxpr.eqns for v in e.out_binders}
+    if any(type(v) is not Var or v not in produced or named.count(v) > 1 for v in named):
+        return None
+    env: dict[Var, Atom] = dict(zip(jaxpr.in_binders, args))
+    target: dict[Var, Var] = dict(zip(named, out_binders))  # type: ignore[arg-type]
+
+    def read(x: Atom) -> Atom:
+        return env.get(x, x) if type(x) is Var else x
+
+    eqns = []
+    for e in jaxpr.eqns:
+        outs = [target.get(v) or Var(v.aval) for v in e.out_binders]
+        eqns.append(e._replace(inputs=[read(x) for x in e.inputs], out_binders=outs))
+        env.update(zip(e.out_binders, outs))
+    return eqns, [read(x) for x in jaxpr.outs[len(out_binders) :]]
+
+
 def with_fresh_subjaxprs(eqn: JaxprEqn) -> JaxprEqn:
     """``eqn`` with fresh Vars throughout the sub-jaxprs of its params (a copy of the equation
     bound elsewhere, as a remat recomputes a known one, then prints apart from the original)."""

@@ -10,17 +10,9 @@ from ..ir import Jaxpr, JaxprEqn, Var
 
 def inlined(jaxpr: Jaxpr, args) -> tuple[list[JaxprEqn], list]:
     """``jaxpr``'s equations reading ``args`` for its binders, under fresh variables, and its outputs."""
-    env: dict = dict(zip(jaxpr.in_binders, args))
-
-    def read(x):
-        return env.get(x, x) if type(x) is Var else x
-
-    eqns = []
-    for e in jaxpr.eqns:
-        outs = [Var(v.aval) for v in e.out_binders]
-        eqns.append(JaxprEqn(e.primitive, [read(x) for x in e.inputs], e.params, outs, e.source_info))
-        env.update(zip(e.out_binders, outs))
-    return eqns, [read(x) for x in jaxpr.outs]
+    made = ir.inline_jaxpr(jaxpr, args)
+    assert made is not None  # (no output is named)
+    return made
 
 
 def _reached_order(jaxpr: Jaxpr, binders) -> list[int]:
