@@ -361,6 +361,8 @@ def _check_examples(
 ) -> None:
     """Operands of differing per-example shapes are checked as one example's, so a refusal names
     the shapes the user wrote (JAX's rule sees those), not the batched ones."""
+    if len(set(dims)) == 1 and len({np.shape(v) for v in vals}) == 1:
+        return  # (the common case: one shape, one batch axis)
     avals = []
     for v, d in zip(vals, dims):
         a = core.get_aval(v)

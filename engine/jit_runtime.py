@@ -167,7 +167,9 @@ def not_compiled(exe: Executable) -> list[str]:
 
 
 def _narrow_interpreted(closed: ClosedJaxpr, name: str) -> Executable:
-    exe = _executables[closed] = _interpreted(closed, None)
+    from .excess_precision import keep_excess_precision
+
+    exe = _executables[closed] = _interpreted(keep_excess_precision(closed), None)
     interpreted_because(exe, "narrow dtypes (bfloat16, float8, int4...): numba has none")
     compile_log.on_compiled(name, not_compiled(exe))
     return exe

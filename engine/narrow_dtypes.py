@@ -187,9 +187,9 @@ def run_impl(
 ) -> Any:
     """``impl`` on ``args`` with narrow operands widened, its outputs rounded back to the narrow
     dtypes ``out_dtypes()`` gives (the primitive's abstract evaluation)."""
+    dtypes = out_dtypes()  # (first: an operand of a kind the op refuses is named as given, narrow)
     wide = [a.astype(WIDE[a.dtype]) if getattr(a, "dtype", None) in WIDE else a for a in args]
     outs = impl(*wide, **params)
-    dtypes = out_dtypes()
     rounded = [
         np.asarray(o).astype(d) if d in WIDE and getattr(o, "dtype", None) != d else o
         for o, d in zip(outs if multiple_results else [outs], dtypes)

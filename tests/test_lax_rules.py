@@ -1001,6 +1001,9 @@ _STRICT_BINARY_OPS = {
 }
 
 
+_TAKING_NO_INTEGERS = {"atan2", "nextafter"}
+
+
 @pytest.mark.parametrize("name", sorted(_STRICT_BINARY_OPS))
 def test_lax_binary_ops_never_promote_whoever_calls_them(name):
     """JAX's lax never promotes a Python scalar to the other operand's dtype, also when the caller's
@@ -1010,6 +1013,9 @@ def test_lax_binary_ops_never_promote_whoever_calls_them(name):
         with pytest.raises(TypeError) as info:
             exec(compile(code, "<cell>", "exec"), {"__name__": module})
         message = str(info.value)
+        if name in _TAKING_NO_INTEGERS:  # (JAX checks the operand's kind first: its message)
+            assert message.startswith(f"{name} does not accept dtype int32 at position 1.")
+            continue
         assert message.startswith(
             f"lax.{name} requires arguments to have the same dtypes, got float32, int32"
         )

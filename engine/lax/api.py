@@ -6,6 +6,7 @@ import builtins
 import math
 import enum
 import sys
+import warnings
 from typing import Sequence, SupportsIndex
 
 import numpy as np
@@ -99,6 +100,7 @@ def _check_scalar_fits(name, scalar, dtype, scalar_first):
 
 
 def _mismatch(name, dx, dy):
+    ew.check_operand_kinds(name, dx, dy)
     check_same_dtypes(name, dx, dy)
 
 
@@ -252,8 +254,15 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     x = operand
     requested = new_dtype
     new_dtype = core.canonical_dtype(new_dtype)
-    if new_dtype is not requested and new_dtype != requested and not _from_engine():
+    from_user = not _from_engine()
+    if new_dtype is not requested and new_dtype != requested and from_user:
         user_dtype(to_dtype(requested), "convert_element_type")  # (JAX's warning: 64 bits without x64)
+    if from_user and dtype_kind(_aval(x).dtype) == "c" and dtype_kind(new_dtype) != "c":
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part",
+            np.exceptions.ComplexWarning,
+            stacklevel=2,
+        )
     if transfers.active[0] and isinstance(x, transfers.HOST_TYPES):
         # JAX converts an int, or a scalar made strong, on the host: what is transferred is the result
         if type(x) is int or (not weak_type and isinstance(x, (bool, float, complex, np.generic))):

@@ -592,12 +592,23 @@ def acosh(z):
     return np.where(re < 0, -out, out)
 
 
+def atan2(y, x):
+    """XLA's complex ``atan2(y, x) = -i log((x + i y) / sqrt(x**2 + y**2))``; the products with
+    ``i`` and ``-i`` as swaps of parts (signs of zero as XLA's: ``atan2(0.5, -2j)`` is +pi)."""
+    y, x = np.broadcast_arrays(y, x)
+    xr, xi, yr, yi = _ftz(x.real), _ftz(x.imag), _ftz(y.real), _ftz(y.imag)
+    xx, yy = _multiply(x, x), _multiply(y, y)
+    den = sqrt(_c(_add(xx.real, yy.real), _add(xx.imag, yy.imag)))
+    lg = log(_divide(_c(_sub(xr, yi), _add(xi, yr)), den))
+    return _c(lg.imag, -lg.real)
+
+
 STEPS = {
     "exp": exp, "sin": sin, "cos": cos, "sinh": sinh, "cosh": cosh, "square": square,
     "expm1": expm1, "tanh": tanh, "tan": tan, "abs": abs_, "sign": sign,
     "log": log, "exp2": exp2, "log1p": log1p, "sqrt": sqrt,
     "atanh": atanh, "atan": atan, "asin": asin, "acos": acos, "asinh": asinh,
-    "acosh": acosh,
+    "acosh": acosh, "atan2": atan2,
 }  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from .. import ad, ad_checkpoint, batching, core, ir
 from ..backends.rows import Index, Special, lowerings
 from ..batching import not_mapped
 from ..ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..jit_primitive import _linearized_directly
 from ..staging import trace_to_jaxpr
 from ..tracer_origins import debug_info
 from ..tree_util import tree_flatten, tree_unflatten
@@ -334,8 +335,6 @@ def _cond_partial_eval(trace, tracers, *, branches, branches_platforms=None):
     if not index.pval.is_known:
         return _all_unknown(trace, cond_p, tracers, dict(branches=branches, **_platforms(branches_platforms)))
     unknowns = [not t.pval.is_known for t in args]
-    from ..jit_primitive import _linearized_directly
-
     kvals = [t.pval.const for t, u in zip(args, unknowns) if not u]
     known, unknown, out_uk, all_res = _cond_split(
         branches, unknowns, _linearized_directly(), known_operands=kvals
@@ -365,8 +364,6 @@ def _cond_partial_eval_jaxpr(unks_in, eqn, trace_order=False):
     branches = eqn.params["branches"]
     if idx_uk:
         return None, eqn, [True] * len(eqn.out_binders), [x for x, u in zip(eqn.inputs, unks_in) if not u]
-    from ..jit_primitive import _linearized_directly
-
     direct = not trace_order and _linearized_directly()
     known, unknown, out_uk, all_res = _cond_split(branches, unknowns, direct, trace_order)
     res_vars = [Var(a) for a in all_res]  # (typed as the slots: a branch's fill may not say how they vary)

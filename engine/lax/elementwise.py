@@ -148,7 +148,23 @@ def binop(name, impl, kinds=(_FLOAT, _INT), result_dtype=None, kinds_at_1=None):
     p.keeps_weak_type = result_dtype is not None
     batching.broadcast_batcher(p, size_one=True)
     implicitly_broadcasting.add(p)
+    operand_kinds[name] = (kinds, kinds_at_1 or kinds)
     return p
+
+
+# Binary op name -> the dtype kinds each operand takes: JAX checks them before it checks that the
+# dtypes agree, so ``lax.add(int32, bool)`` names the bool, not the mismatch.
+operand_kinds: dict[str, tuple] = {}
+
+
+def check_operand_kinds(name: str, *dtypes) -> None:
+    """Raise JAX's TypeError if an operand of the binary op ``name`` has a dtype kind it refuses."""
+    for position, (dtype, kinds) in enumerate(zip(dtypes, operand_kinds.get(name, ()))):
+        try:
+            aval = ShapedArray((), np.dtype(dtype))
+        except TypeError:  # (a PRNG key's dtype: not a numpy one)
+            continue
+        _check_operand_kind(name, aval, kinds, position)
 
 
 # Binary ops that broadcast as JAX's lax does: a scalar with anything, and size-1 axes of
@@ -272,7 +288,19 @@ def _minmax(np_fn, greater: bool):
 
 max_p = binop("max", _minmax(np.maximum, True), (_FLOAT, _INT, _BOOL, _COMPLEX))
 min_p = binop("min", _minmax(np.minimum, False), (_FLOAT, _INT, _BOOL, _COMPLEX))
-atan2_p = binop("atan2", libm_or("atan2", np.arctan2), (_FLOAT,))
+
+
+def _complex_atan2(y, x):  # (complex128, which numpy's arctan2 refuses: XLA's formula)
+    return -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))
+
+
+atan2_p = binop(
+    "atan2",
+    complex64_or(
+        "atan2", libm_or("atan2", lambda y, x: (_complex_atan2 if y.dtype.kind == "c" else np.arctan2)(y, x))
+    ),
+    (_FLOAT, _COMPLEX),
+)
 nextafter_p = binop("nextafter", np.nextafter, (_FLOAT,))
 and_p = binop("and", np.bitwise_and, (_INT, _BOOL))
 or_p = binop("or", np.bitwise_or, (_INT, _BOOL))
@@ -663,42 +691,6 @@ defjvp(
 )
 
 
-def _pow_jvp_x(g, x, y):
-    # JAX's rule: y * x**(y-1), at the operands made strong, so a float exponent gives nan at
-    # x == y == 0 as in JAX; an integer exponent 0 gives 0 there (JAX selects it).
-    lax = _lax()
-    dtype = core.get_aval(x).dtype
-    integer_y = dtype_kind(core.get_aval(y).dtype) in "iu"
-    x, y = lax.convert_element_type(x, dtype), lax.convert_element_type(y, dtype)
-    if not integer_y:
-        return mul(g, mul(y, lax.pow(x, sub(y, _one(y)))))
-    y_is_zero = lax.eq(y, _const(y, 0))
-    y_or_one = select(lax.eq(y, _const(y, 0)), full_like(y, 1), y)  # (JAX's _replace_zero)
-    jac = mul(y_or_one, lax.pow(x, sub(y, _one(y))))
-    return mul(g, select(y_is_zero, full_like(jac, 0), jac))
-
-
-def _pow_jvp_y(g, ans, x, y):
-    # log(x), with x == 0 replaced by 1 (JAX's _replace_zero), times x**y.
-    one_if_zero = select(_lax().eq(x, _const(x, 0)), full_like(x, 1), x)
-    return mul(g, mul(log(one_if_zero), ans))
-
-
-def _pow_jvp(primals, tangents):
-    x, y = primals
-    gx, gy = tangents
-    ans = pow_p.bind(x, y)
-    acc = Zero(ad.tangent_aval(core.get_aval(ans)))
-    if type(gx) is not Zero:
-        acc = ad.add_tangents(acc, _pow_jvp_x(gx, x, y))
-    if type(gy) is not Zero:
-        acc = ad.add_tangents(acc, _pow_jvp_y(gy, ans, x, y))
-    return ans, acc
-
-
-ad.jvp_rules[pow_p] = _pow_jvp
-
-
 def _balanced_eq(x, z, y):
     # Where x == y both share the gradient: 1 where x wins, 0.5 on ties, 0 where it loses.
     # JAX's formulation: (x == z ? 1 : 0) / (y == z ? 2 : 1).
@@ -764,3 +756,5 @@ batching.vectorized_batcher(reduce_precision_p)
 
 
 from .clamp import clamp_p as clamp_p  # noqa: E402  (its rules use the derivative helpers above)
+
+from . import pow_jvp  # noqa: E402,F401  (pow's JVP rule, registered there)

@@ -9,6 +9,7 @@ import numpy as np
 from .. import ad, ad_checkpoint, backward_pass, batching, core, ir
 from ..staging import host_constant
 from ..closed_call import call_of
+from ..jit_primitive import _linearized_directly
 from ..backends.rows import Special, lowerings
 from ..batching import not_mapped
 from ..ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
@@ -308,12 +309,6 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
         for y, z in zip(ys, out_nz[num_carry:])
     ]
     return [*carry_out, *ys], [*t_carry, *t_ys]
-
-
-def _linearized_directly() -> bool:
-    from ..jit_primitive import _linearized_directly as directly
-
-    return directly()
 
 
 def _scan_split(jaxpr, num_consts, num_carry, unknowns, trace_order=False):

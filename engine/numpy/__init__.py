@@ -340,7 +340,8 @@ from ._statistics import (
 )
 from ._complex_parts import angle, iscomplex, isreal  # noqa: F401
 from ._ufuncs import gcd, lcm, modf, nextafter  # noqa: F401
-from ._creation import astype, vectorize  # noqa: F401
+from ._creation import vectorize  # noqa: F401
+from ._casting import astype  # noqa: F401
 from ._methods import install_array_methods
 from ._histograms import digitize, histogram, histogram2d, histogram_bin_edges, histogramdd  # noqa: F401
 from ._windows import bartlett, blackman, hamming, hanning, i0, kaiser  # noqa: F401

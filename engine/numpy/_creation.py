@@ -29,6 +29,7 @@ from ..sharded_types import typed_layout
 from ..sharding import reshard
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
+from ._casting import warn_complex_to_real
 from ._shape import stack
 from ..narrow_dtypes import kind as dtype_kind
 
@@ -140,6 +141,7 @@ def _array(object, dtype, copy, order, ndmin):
                     raise
                 out = _concatenate_rows(object, dtype)
     elif isinstance(object, (Tracer, Array)):
+        warn_complex_to_real(object.dtype, dtype)
         weak = dtype is None and object.weak_type
         if copy and (isinstance(object, Tracer) or core._state.dynamic is not None):
             object = lax.copy_p.bind(object)  # (JAX copies in the trace first: a copy equation)
@@ -784,11 +786,6 @@ def indices(dimensions, dtype=None, sparse: bool = False):
 
 
 del math
-
-
-def astype(x, dtype, /, *, copy: bool = False, device=None):
-    """``x`` converted to ``dtype``, committed to ``device`` when given."""
-    return asarray(x, dtype=user_dtype(to_dtype(dtype), "astype"), device=device)
 
 
 from ._vectorize import vectorize  # noqa: E402,F401  (jnp.vectorize, defined there)

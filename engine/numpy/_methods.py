@@ -16,6 +16,7 @@ from ..errors import ConcretizationTypeError, _error_repr, origin_msg
 from ..state.types import AbstractRef
 from . import (
     _bit_views,
+    _casting,
     _complex_parts,
     _contract,
     _creation,
@@ -137,7 +138,7 @@ def _transpose(self, *args):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    return _creation.asarray(self) if dtype is None else _creation.astype(self, dtype)
+    return _creation.asarray(self) if dtype is None else _casting.astype(self, dtype)
 
 
 def _tracer_item(self, *args):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core, lax, narrow_dtypes
 from ..core import Array, Tracer
-from ._logic import isinf, isposinf
+from ._logic import equal, isinf, isposinf, logical_and, not_equal
 from ._selection import _where, maximum, minimum
 from ._reductions import no_out
 from ._staged import jitted_inline, staged_as_jit
@@ -48,8 +48,6 @@ def _add(x1, x2):
 
 def _subtract(x1, x2):
     x1, x2 = promote_elementwise("subtract", x1, x2)
-    if _is_bool(x1):
-        raise TypeError("jnp.subtract does not support bool inputs; use jnp.logical_xor instead.")
     return lax.sub(x1, x2)
 
 
@@ -66,22 +64,23 @@ def _true_divide(x1, x2):
 def _int_floor_divide(x1, x2):
     if dtype_kind(x1.dtype) == "u":
         return lax.div(x1, x2)
+    # (jnp's comparisons and logical_and, as JAX's: weak operands give weak bools, converted by
+    # logical_and; ``q - 1`` keeps q's weak type)
     q = lax.div(x1, x2)
-    needs_fix = lax.bitwise_and(
-        lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), np.zeros((), x1.dtype))
-    )
-    return _where(needs_fix, lax.sub(q, _const(q, 1)), q)
+    needs_fix = logical_and(not_equal(lax.sign(x1), lax.sign(x2)), not_equal(lax.rem(x1, x2), 0))
+    return _where(needs_fix, subtract(q, 1), q)
 
 
 def _float_divmod(x1, x2):
     # CPython's float_divmod: the quotient of x1 - mod (exact), moved down by one where the signs
     # of mod and x2 differ; rounded (away from zero) to an integral value.
+    # (jnp's comparisons and arithmetic where JAX's are: weak operands stay weak)
     mod = lax.rem(x1, x2)
-    x1_exact = _where(lax.eq(x2, _const(x2, 0)), x1, lax.sub(x1, mod))
+    x1_exact = _where(equal(x2, 0), x1, lax.sub(x1, mod))
     div = lax.div(x1_exact, x2)
-    fix = lax.bitwise_and(lax.ne(mod, _const(mod, 0)), lax.ne(lax.sign(x2), lax.sign(mod)))
-    mod = lax.select(fix, lax.add(mod, x2), mod)
-    div = lax.select(fix, lax.sub(div, _const(div, 1.0)), div)
+    fix = lax.bitwise_and(not_equal(mod, 0), not_equal(lax.sign(x2), lax.sign(mod)))
+    mod = lax.select(fix, add(mod, x2), mod)
+    div = lax.select(fix, subtract(div, 1.0), div)
     return lax.round(div, 0), mod
 
 
@@ -220,8 +219,6 @@ def float_power(x, y, /):
 
 def negative(x, /):
     (x,) = promote_args("negative", x)
-    if _is_bool(x):
-        raise TypeError("jnp.negative does not support bool inputs; use jnp.logical_not instead.")
     return lax.neg(x)
 
 
@@ -331,7 +328,7 @@ def round(a, decimals: int = 0, out=None):
 
 def _round(a, decimals):
     if _is_bool(a):  # JAX's error class and words
-        raise ValueError(f"jnp.round does not accept dtype bool: data type {np.bool_} not inexact")
+        raise ValueError(f"data type {np.bool_} not inexact")
     if dtype_kind(a.dtype) in "iu":
         if decimals >= 0:
             return a
@@ -434,8 +431,7 @@ def hypot(x1, x2, /):
     x = _where(
         x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(lax.div(x2, _where(x1 == 0, lax.full_like(x1, 1), x1))))
     )
-    # an inf as weak as x: a weak x stays weak, a strong one needs no conversion (as JAX's jaxpr)
-    return _where(inf, Array(np.array(np.inf, x.dtype), core.get_aval(x).weak_type), x)
+    return _where(inf, _const(x, np.inf), x)
 
 
 def logaddexp(x1, x2, /):
@@ -447,8 +443,24 @@ def logaddexp(x1, x2, /):
     return _logaddexp(x1, x2)
 
 
+def _wrap_between(x, a):
+    """``x`` wrapped into ``[-a, a]`` (the phase of a complex logaddexp, as JAX's)."""
+    a, two_a, zero = _const(x, a), _const(x, 2 * a), _const(x, 0)
+    rem = lax.rem(lax.add(x, a), two_a)
+    rem = lax.select(lax.lt(rem, zero), lax.add(rem, two_a), rem)
+    return lax.sub(rem, a)
+
+
+def _complex_logaddexp(x1, x2, amax, exp, log_base, period):
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    out = lax.add(amax, log_base(lax.log1p(exp(delta))))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
+
+
 def _logaddexp(x1, x2):
     amax = lax.max(x1, x2)
+    if dtype_kind(amax.dtype) == "c":
+        return _complex_logaddexp(x1, x2, amax, lax.exp, lambda v: v, np.pi)
     delta = lax.sub(x1, x2)
     isnan = lax.ne(delta, delta)
     both = lax.add(x1, x2)
@@ -495,6 +507,9 @@ def logaddexp2(x1, x2, /):
 def _logaddexp2(x1, x2):
     amax = lax.max(x1, x2)
     inv_ln2 = _const(amax, 1 / np.log(2))
+    if dtype_kind(amax.dtype) == "c":
+        base2 = lambda v: lax.mul(inv_ln2, v)  # noqa: E731
+        return _complex_logaddexp(x1, x2, amax, lax.exp2, base2, np.pi / np.log(2))
     delta = lax.sub(x1, x2)
     isnan = lax.ne(delta, delta)
     both = lax.add(x1, x2)
@@ -527,7 +542,8 @@ def _logaddexp2_custom_jvp():
 
 def _replace_inf(x):
     x = as_operand(x)  # (a weak Python scalar reaches the rule as it was passed)
-    return lax.select(lax.eq(x, _const(x, np.inf)), lax.full_like(x, 0), x)
+    re_x = lax.real(x) if dtype_kind(x.dtype) == "c" else x
+    return lax.select(lax.eq(re_x, _const(re_x, np.inf)), lax.full_like(x, 0), x)
 
 
 @staged_as_jit

@@ -125,12 +125,15 @@ def _cond(ctx, prim, vals, params):
     return [Sharded(o, s) for o, s in zip(outs, specs)]
 
 
-def _fill(jaxpr, x):
+def _producers(jaxpr) -> dict:
+    return {v: e for e in jaxpr.eqns for v in e.out_binders}
+
+
+def _fill(made: dict, x):
     """The ``broadcast_in_dim`` equation of ``empty2`` making ``x`` (a branch's filler of a residual
-    slot another branch uses), or None."""
+    slot another branch uses; ``made`` maps the branch's variables to their equations), or None."""
     from ..lax.structural import broadcast_in_dim_p, empty2_p
 
-    made = {v: e for e in jaxpr.eqns for v in e.out_binders}
     e = made.get(x)
     if e is None or e.primitive is not broadcast_in_dim_p:
         return None
@@ -146,18 +149,21 @@ def _fills_laid_out(ctx, branches: list, parts: list) -> list:
     from ..sharding import NamedSharding
 
     n = len(parts[0].out_specs)
+    made = [_producers(b.jaxpr) for b in branches]
     targets: dict[int, list] = {}
     for k in range(n):
         found = {
-            tuple(p.out_specs[k]) for p, b in zip(parts, branches) if _fill(b.jaxpr, b.jaxpr.outs[k]) is None
+            tuple(p.out_specs[k])
+            for p, b, m in zip(parts, branches, made)
+            if _fill(m, b.jaxpr.outs[k]) is None
         }
         if len(found) == 1:
             targets[k] = list(found.pop())
     out = []
-    for b, p in zip(branches, parts):
+    for b, p, m in zip(branches, parts, made):
         swap = {}
         for k, spec in targets.items():
-            e = _fill(b.jaxpr, b.jaxpr.outs[k])
+            e = _fill(m, b.jaxpr.outs[k])
             if e is not None and list(p.out_specs[k]) != spec:
                 sharding = NamedSharding(ctx.mesh, PartitionSpec(*[_entry(a) for a in spec]))
                 swap[id(e)] = JaxprEqn(

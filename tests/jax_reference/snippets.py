@@ -2172,3 +2172,6 @@ SNIPPETS["shape_rules"] = SHAPE_RULES
 from snippets_hijax import HIJAX  # noqa: E402
 
 SNIPPETS["hijax"] = HIJAX
+from snippets_fuzz9 import FUZZ9  # noqa: E402
+
+SNIPPETS["fuzz9"] = FUZZ9
