@@ -11,6 +11,7 @@ import numpy as np
 
 from . import core
 from .core import Params, ShapedArray, Trace, Tracer, Value, float0
+from .class_paths import jax_class_path
 from .errors import UnexpectedTracerError
 from .ir import Atom, Jaxpr, JaxprEqn, Literal, Var, dce_jaxpr, ref_effects, with_fresh_vars
 from .narrow_dtypes import kind as dtype_kind
@@ -47,6 +48,7 @@ known_eqn_rules: dict[core.Primitive, Callable[[JaxprEqn], JaxprEqn | list[Jaxpr
 
 
 @final  # so that the fast ``type(t) is Zero`` narrows for the checker
+@jax_class_path("jax._src.ad_util.Zero")
 class Zero:
     """A tangent or cotangent known to be zero; rules skip work on it. ``primal``: what it is the
     tangent of, where known (its zeros are laid out as it is, as JAX's tangent types say)."""

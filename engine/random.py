@@ -112,6 +112,31 @@ UINT_DTYPES = {
 # ---------------------------------------------------------------------------
 
 
+def _check_key_data(key, impl: str) -> None:
+    """JAX's checks of raw key data, in its order and words (then how to make a key)."""
+    words = rk.key_dtypes[impl].words
+    hint = "\nCreate a key with random.key(seed); to use a batch of keys, vmap over them."
+    if not all(hasattr(key, a) for a in ("ndim", "shape", "dtype")):
+        raise TypeError(
+            "JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype "
+            f"attributes. Got {key}{hint}"
+        )
+    if key.ndim < 1:
+        raise TypeError(
+            f"JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; got ndim={key.ndim}{hint}"
+        )
+    if tuple(key.shape[-1:]) != (words,):
+        raise TypeError(
+            f"JAX encountered invalid PRNG key data: expected key_data.shape to end with ({words},); got "
+            f"shape={tuple(key.shape)} for impl=PRNGImpl(key_shape=({words},), name='{impl}'){hint}"
+        )
+    if np.dtype(key.dtype) != _U32:
+        raise TypeError(
+            f"JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; got "
+            f"dtype={np.dtype(key.dtype).name}{hint}"
+        )
+
+
 def _check_prng_key(name: str, key, *, allow_batched: bool = False):
     """``(typed key, wrapped)``: typed keys as they are, raw uint32 key data wrapped."""
     if rk.is_typed(key):
@@ -119,19 +144,10 @@ def _check_prng_key(name: str, key, *, allow_batched: bool = False):
         if key_reuse.active[0]:
             key_reuse.sampler_entry(name, key)
     else:
-        if not isinstance(key, (Array, Tracer)):
-            try:
-                key = Array(np.asarray(key))
-            except (TypeError, ValueError):
-                raise TypeError(f"unexpected PRNG key type {type(key)}") from None
-        aval = core.get_aval(key)
         impl = _impl_name(None)  # (raw keys are the default implementation's key data)
-        words = rk.key_dtypes[impl].words
-        if aval.dtype != _U32 or not aval.shape or aval.shape[-1] != words:
-            raise TypeError(
-                f"{name}: expected a PRNG key (uint32 array of shape ({words},)), got {aval.str_short()}. "
-                f"Create one with random.key(seed); to use a batch of keys, vmap over them."
-            )
+        _check_key_data(key, impl)
+        if not isinstance(key, (Array, Tracer)):
+            key = Array(np.asarray(key))
         typed, wrapped = random_wrap(key, impl), True
         _legacy_key_used()
     if not allow_batched and typed.ndim:

@@ -49,10 +49,7 @@ GAPS: dict[str, dict[str, str] | str] = {
     "jax.lax": {
         **_same(
             INTERNAL_PRIM,
-            "device_put_p "
-            "ragged_all_to_all_p "
-            "select_and_gather_add_p select_and_scatter_add_p select_and_scatter_p "
-            "sharding_constraint_p stage_p",
+            "device_put_p ragged_all_to_all_p select_and_scatter_p sharding_constraint_p stage_p",
         ),
         **_same(
             NOT_ON_CPU,

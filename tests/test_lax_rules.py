@@ -540,17 +540,35 @@ for name, comp, init in (("reduce_window_sum", lax.add, 0.0), ("reduce_window_ma
     case(name, lambda x, c=comp, i=init: lax.reduce_window(x, i, c, (2, 2), (1, 1), "VALID"), normal(4, 5))
     case(
         name,
-        lambda x, c=comp, i=init: lax.reduce_window(
-            x, i, c, (2, 3), (2, 1), ((1, 0), (1, -1)), (1, 2), (2, 1)
+        lambda x, c=comp, i=init, wd=(2, 1) if name == "reduce_window_sum" else (1, 1): lax.reduce_window(
+            x, i, c, (2, 3), (2, 1), ((1, 0), (1, -1)), (1, 2), wd
         ),
         normal(3, 4),
-        label="padded_dilated",
+        label="padded_dilated",  # (max's and min's VJP refuse window dilation, as JAX's)
     )
     case(
         name,
         lambda x, c=comp, i=init: lax.reduce_window(x, i, c, (3,), (2,), "SAME"),
         normal(7),
         label="same",
+    )
+
+# max and min pooling's derivatives, on their own: linear in their first operand
+_POOL = dict(window_dimensions=(2, 2), window_strides=(2, 1), padding=((1, 0), (0, 1)))
+for _select in (lax.ge_p, lax.le_p):
+    case(
+        "select_and_gather_add",
+        lambda t, x, s=_select: lax.select_and_gather_add_p.bind(
+            t, x, select_prim=s, base_dilation=(1, 2), window_dilation=(1, 1), **_POOL
+        ),
+        join(normal(3, 4), normal(3, 4)),
+        label=_select.name,
+    )
+    case(
+        "select_and_scatter_add",
+        lambda s_, x, s=_select: lax.select_and_scatter_add_p.bind(s_, x, select_prim=s, **_POOL),
+        join(normal(2, 4), normal(3, 4)),
+        label=_select.name,
     )
 
 case(

@@ -34,6 +34,7 @@ from .windowed import (  # noqa: F401,E402
     reduce_window_shape_tuple,
     reduce_window_sum_p,
 )
+from .window_select import select_and_gather_add_p, select_and_scatter_add_p  # noqa: F401,E402
 from .bit_generator import rng_bit_generator, rng_bit_generator_p, rng_uniform, rng_uniform_p, RandomAlgorithm  # noqa: F401,E402
 from ..sharding import with_sharding_constraint  # noqa: F401,E402
 from .associative_scan import associative_scan  # noqa: F401,E402

@@ -292,6 +292,8 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
         and not isinstance(x, (int, float, bool, complex))
         and not _concrete_jvp(x)
     ):
+        if type(x) is np.ndarray and core._state.dynamic is None:  # (an array of the engine's, as JAX's)
+            return Array(np.asarray(x, new_dtype), bool(weak_type))
         return x
     return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type), sharding=None)
 
@@ -695,10 +697,12 @@ def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
 def rev(operand, dimensions):
     """Reverse ``operand`` along each of ``dimensions``."""
     ndim = _aval(operand).ndim
-    # (a negative dimension counts from the end, as for concatenate; JAX refuses it)
-    return st.rev_p.bind(
-        operand, dimensions=tuple(d + ndim if -ndim <= d < 0 else d for d in map(int, dimensions))
-    )
+    dimensions = tuple(map(int, dimensions))
+    if (
+        any(d < 0 for d in dimensions) and not _from_engine()
+    ):  # (JAX's refusal; the engine's own count from the end)
+        raise TypeError(f"rev dimensions must have every element be nonnegative, got {dimensions}.")
+    return st.rev_p.bind(operand, dimensions=tuple(d + ndim if -ndim <= d < 0 else d for d in dimensions))
 
 
 def tile(operand, reps):

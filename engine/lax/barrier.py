@@ -21,11 +21,17 @@ optimization_barrier_p.def_abstract_eval(lambda *avals: list(avals))
 
 
 def _barrier_jvp(primals, tangents):
-    # The tangents pass as they are: the barrier orders evaluation, it computes nothing.
-    return optimization_barrier_p.bind(*primals), list(tangents)
+    # JAX's rule: the tangents behind a barrier of their own (zeros made arrays)
+    tangents = [ad.instantiate_zeros(t) for t in tangents]
+    return optimization_barrier_p.bind(*primals), optimization_barrier_p.bind(*tangents)
+
+
+def _barrier_transpose(cts, *primals):
+    return optimization_barrier_p.bind(*(ad.instantiate_zeros(ct) for ct in cts))
 
 
 ad.jvp_rules[optimization_barrier_p] = _barrier_jvp
+ad.transpose_rules[optimization_barrier_p] = _barrier_transpose
 batching.batch_rules[optimization_barrier_p] = lambda size, vals, dims: (
     optimization_barrier_p.bind(*vals),
     list(dims),

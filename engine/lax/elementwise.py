@@ -8,7 +8,15 @@ from .. import ad, batching, core, ir, narrow_dtypes
 from . import complex_numbers, libm_f32
 from . import complex64_xla
 from .complex64_xla import complex64_or
-from .float32_impls import erf, erf_inv, libm_or, logistic, negative_nan_past_one, xla_kernel_or
+from .float32_impls import (
+    erf,
+    erf_inv,
+    exp2_rounding_steps,
+    libm_or,
+    logistic,
+    negative_nan_past_one,
+    xla_kernel_or,
+)
 from .float32_impls import rsqrt as rsqrt_impl
 from . import elementwise_numerics as numerics
 from .accuracy import OPS as ACCURACY_OPS
@@ -207,7 +215,12 @@ ceil_p = unop("ceil", np.ceil)
 round_p = unop("round", numerics.round_)
 is_finite_p = unop("is_finite", np.isfinite, (_FLOAT,), np.dtype("bool"))
 exp_p = unop("exp", complex64_or("exp", xla_kernel_or("exp", np.exp, quiet=True)), (_FLOAT, _COMPLEX))
-exp2_p = unop("exp2", complex64_or("exp2", xla_kernel_or("exp2", np.exp2, quiet=True)), (_FLOAT, _COMPLEX))
+exp2_p = unop(
+    "exp2",
+    complex64_or("exp2", exp2_rounding_steps(xla_kernel_or("exp2", np.exp2, quiet=True))),
+    (_FLOAT, _COMPLEX),
+)
+narrow_dtypes.keeps_narrow.add(exp2_p)  # (it rounds each step itself)
 log_p = unop("log", complex64_or("log", xla_kernel_or("log", np.log, quiet=True)), (_FLOAT, _COMPLEX))
 log1p_p = unop(
     "log1p", complex64_or("log1p", xla_kernel_or("log1p", np.log1p, quiet=True)), (_FLOAT, _COMPLEX)

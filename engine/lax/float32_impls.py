@@ -21,6 +21,22 @@ def logistic(x):
         return (1 / (1 + np.exp(-x))).astype(x.dtype)
 
 
+def exp2_rounding_steps(f):
+    """``f`` (exp2), but for float16 and the narrow floats JAX's lowering, ``exp(log(2) * x)``,
+    each step rounded to ``x``'s dtype."""
+
+    def g(x, **params):
+        if x.dtype == np.float16 or narrow_dtypes.is_narrow(x.dtype):
+            dt, f32 = x.dtype, np.float32
+            with np.errstate(over="ignore"):
+                t = (np.asarray(np.log(2), dt).astype(f32) * x.astype(f32)).astype(dt).astype(f32)
+                return xla_f32.kernel("exp", t).astype(dt)
+        return f(x, **params)
+
+    g.__name__ = "exp2"
+    return g
+
+
 def erf(x):
     import math
 

@@ -362,25 +362,30 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     cdims, bdims, kdims = dims[:nc], dims[nc : nc + nb], list(dims[nc + nb :])
     cvals, bvals, kvals = vals[:nc], vals[nc : nc + nb], list(vals[nc + nb :])
     kb = [d is not not_mapped for d in kdims]
-    # Carry batched-ness is a fixed point of the body (and of the predicate, below).
+    # Carry batched-ness is a fixed point of the body; then the predicate (JAX's rule): batched, it
+    # batches every carry at the front; else batched carries get their batch dimension after the
+    # predicate's own dimensions (an inner vmap's), so that it stays their prefix.
     while True:
         out_b = _batched_outs(body_jaxpr, [d is not not_mapped for d in bdims] + kb, axis_size)
         new = [a or b for a, b in zip(kb, out_b)]
-        pred_b = _batched_outs(cond_jaxpr, [d is not not_mapped for d in cdims] + new, axis_size)[0]
-        # An already batched predicate (an inner vmap's) must lead every batched carry's shape:
-        # batched once more with them, it stays their prefix.
-        pred_b = pred_b or (cond_jaxpr.out_avals[0].shape != () and any(new))
-        if pred_b:
-            new = [True] * len(new)
         if new == kb:
             break
         kb = new
+    pred_b = _batched_outs(cond_jaxpr, [d is not not_mapped for d in cdims] + kb, axis_size)[0]
+    if pred_b:
+        kb = [True] * len(kb)
     # A batched predicate stays batched (JAX's rule): the while primitive loops while any
     # example runs and keeps the carries of finished ones (its impl and lowerings do).
-    kvals = [batching.bdim_at_front(v, d, axis_size) if b else v for v, d, b in zip(kvals, kdims, kb)]
-    c_in = [None if d is not_mapped else d for d in cdims] + [0 if b else None for b in kb]
-    b_in = [None if d is not_mapped else d for d in bdims] + [0 if b else None for b in kb]
-    spec = lambda n: [0 if b else None for b in kb]
+    pos = 0 if pred_b else len(cond_jaxpr.out_avals[0].shape)
+    kvals = [
+        (batching.broadcast_at(v, axis_size, pos) if d is not_mapped else batching.moveaxis(v, d, pos))
+        if b
+        else v
+        for v, d, b in zip(kvals, kdims, kb)
+    ]
+    c_in = [None if d is not_mapped else d for d in cdims] + [pos if b else None for b in kb]
+    b_in = [None if d is not_mapped else d for d in bdims] + [pos if b else None for b in kb]
+    spec = lambda n: [pos if b else None for b in kb]
 
     def body_b(*xs):
         return batching.vmap_flat(lambda *ys: _run(body_jaxpr, *ys), axis_size, None, b_in, xs, spec)
@@ -413,7 +418,7 @@ def _while_batch(axis_size, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         cond_nconsts=len(cconsts) + nc,
         body_nconsts=len(bconsts) + nb,
     )
-    return outs, [0 if b else not_mapped for b in kb]
+    return outs, [pos if b else not_mapped for b in kb]
 
 
 ad.jvp_rules[while_p] = _while_jvp

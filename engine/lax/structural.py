@@ -538,19 +538,30 @@ def _select_n_transpose(ct, which, *cases):
 
 
 def _select_n_batch(size, vals, dims):
+    # JAX's rule: no transposes where the batch dimensions agree (or a scalar predicate meets cases
+    # batched alike), else every operand's batch dimension at the front.
     which, *cases = vals
     wdim, *cdims = dims
     lax = _lax()
-    if wdim is not_mapped and core.get_aval(which).ndim == 0:
-        # A scalar predicate applies to whole cases: align the cases only.
-        out_cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, cdims)]
-        return select_n_p.bind(which, *out_cases), 0
-    vals2 = [batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    w = vals2[0]
-    full_shape = core.get_aval(vals2[1]).shape
-    if core.get_aval(w).shape != full_shape:
-        w = lax.broadcast_in_dim(w, full_shape, (0,))
-    return select_n_p.bind(w, *vals2[1:]), 0
+    if all(wdim == d for d in cdims):
+        if np.shape(which) != np.shape(cases[0]):  # (a per-example scalar predicate)
+            which = lax.broadcast_in_dim(which, np.shape(cases[0]), (wdim,))
+        return select_n_p.bind(which, *cases), wdim
+    if np.ndim(which) == 0 and all(d is not not_mapped for d in cdims):
+        if all(cdims[0] == d for d in cdims[1:]):
+            return select_n_p.bind(which, *cases), cdims[0]
+        if all(np.shape(cases[0]) == np.shape(c) for c in cases):
+            others = [batching.moveaxis(c, d, cdims[0]) for c, d in zip(cases[1:], cdims[1:])]
+            return select_n_p.bind(which, cases[0], *others), cdims[0]
+    if np.shape(which):
+        which = batching.bdim_at_front(which, wdim, size)
+    if not all(np.shape(c) == () for c in cases):
+        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, cdims)]
+    if 0 < np.ndim(which) < np.ndim(cases[0]):
+        which = lax.broadcast_in_dim(which, np.shape(cases[0]), (0,))
+    if np.ndim(which) > np.ndim(cases[0]):
+        cases = [lax.broadcast(c, np.shape(which)) for c in cases]
+    return select_n_p.bind(which, *cases), 0
 
 
 ad.jvp_rules[select_n_p] = _select_n_jvp
@@ -739,52 +750,13 @@ ad.deflinear(pad_p, _pad_transpose)
 batching.batch_rules[pad_p] = _pad_batch
 
 
-# --- bitcast_convert_type ----------------------------------------------------------------------
-
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
-
-
-@bitcast_convert_type_p.def_impl
-def _bitcast_impl(x, *, new_dtype):
-    new_dtype = np.dtype(new_dtype)
-    x = np.array(x, order="C")  # views need contiguity; ascontiguousarray would make 0-d 1-d
-    if new_dtype.itemsize == x.dtype.itemsize:
-        return x.view(new_dtype)
-    if new_dtype.itemsize < x.dtype.itemsize:  # a new trailing dimension holds the pieces
-        ratio = x.dtype.itemsize // new_dtype.itemsize
-        return x.reshape(*x.shape, 1).view(new_dtype).reshape(*x.shape, ratio)
-    return x.view(new_dtype).reshape(x.shape[:-1])
-
-
-@bitcast_convert_type_p.def_abstract_eval
-def _bitcast_abstract(x, *, new_dtype):
-    new_dtype = np.dtype(new_dtype)
-    old, new = x.dtype.itemsize, new_dtype.itemsize
-    if (x.dtype == np.bool_) != (new_dtype == np.bool_) and old != new:
-        raise TypeError("bitcast_convert_type cannot change the size of a bool")
-    if old == new:
-        return ShapedArray(x.shape, new_dtype, False)
-    if new < old:
-        return ShapedArray((*x.shape, old // new), new_dtype, False)
-    if not x.shape or x.shape[-1] != new // old:
-        raise TypeError(
-            f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name} needs a last "
-            f"dimension of size {new // old}, got shape {x.shape}"
-        )
-    return ShapedArray(x.shape[:-1], new_dtype, False)
-
-
-narrow_dtypes.keeps_narrow.add(bitcast_convert_type_p)
 # Moves narrow values (bfloat16, ...) as they are: numpy moves ml_dtypes' values, nothing to widen.
 narrow_dtypes.keeps_narrow.update(
     (broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, select_n_p, rev_p, pad_p)
-)
-ad.defzero(bitcast_convert_type_p)
-batching.batch_rules[bitcast_convert_type_p] = lambda size, vals, dims, *, new_dtype: (
-    bitcast_convert_type_p.bind(moveaxis(vals[0], dims[0], 0), new_dtype=new_dtype),
-    0,
 )
 
 ir.pp_params_rules[reshape_p] = _layout_shown("sharding")
 ir.pp_params_rules[iota_p] = _layout_shown("sharding")
 ir.pp_params_rules[reduce_sum_p] = _layout_shown("out_sharding")
+
+from .bitcast import bitcast_convert_type_p  # noqa: E402,F401  (its rows are there)

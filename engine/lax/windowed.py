@@ -2,9 +2,8 @@
 
 ``add`` from 0 and ``max``/``min`` from their identity are JAX's ``reduce_window_sum`` /
 ``reduce_window_max`` / ``reduce_window_min`` primitives (numpy's sliding windows evaluate them);
-their derivatives are written in other primitives (``pad``, strided ``slice``, ``concatenate``,
-reductions): max/min's give a window's tangent to the first of its tied extremes, as JAX's
-``select_and_gather_add`` does. Other computations and inits are JAX's generic
+their derivatives are JAX's: the sum's transpose a ``pad`` and a ``reduce_window_sum``, max's and
+min's ``select_and_gather_add`` / ``select_and_scatter_add`` (``window_select.py``). Other computations and inits are JAX's generic
 ``reduce_window``, its computation's jaxpr a param; its jvp is a ``reduce_window`` of the jvp of
 that computation, which forward mode can use and reverse mode cannot (as in JAX). (Convolutions are
 the ``conv_general_dilated`` primitive, in ``convolution.py``.)
@@ -14,9 +13,6 @@ the ``conv_general_dilated`` primitive, in ``convolution.py``.)
 """
 
 from __future__ import annotations
-
-import contextlib
-import itertools
 
 import numpy as np
 
@@ -29,21 +25,6 @@ from .convolution import padtype_to_pads
 
 def _out_size(n, k, s):
     return (n - k) // s + 1 if n >= k else 0
-
-
-def _window_patches(x, window, strides, dilation):
-    """``x`` (N, C, *S) -> (N, C, prod(window), *O): every window offset's strided slice."""
-    shape = core.get_aval(x).shape
-    spatial = shape[2:]
-    eff = [(k - 1) * d + 1 for k, d in zip(window, dilation)]
-    out = [_out_size(n, e, s) for n, e, s in zip(spatial, eff, strides)]
-    patches = []
-    for offset in itertools.product(*[range(k) for k in window]):
-        start = [o * d for o, d in zip(offset, dilation)]
-        limit = [st + (m - 1) * s + 1 if m else st for st, m, s in zip(start, out, strides)]
-        piece = api.slice(x, (0, 0, *start), (shape[0], shape[1], *limit), (1, 1, *strides))
-        patches.append(api.expand_dims(piece, (2,)))
-    return api.concatenate(patches, 2) if len(patches) > 1 else patches[0]
 
 
 # --- reduce_window -------------------------------------------------------------------------------
@@ -71,29 +52,6 @@ def _identity(dtype, largest: bool):
         return np.array(largest, dtype)
     info = np.iinfo(dtype)
     return np.array(info.max if largest else info.min, dtype)
-
-
-_MONOIDS = {"sum": (api.reduce_sum, None), "max": (api.reduce_max, False), "min": (api.reduce_min, True)}
-
-
-def _windows(x, init, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
-    """``x`` padded (and base-dilated) with ``init``, as ``(K, *out_shape)``: window offset ``k``'s
-    elements (offsets in row-major window order) in other primitives (pad, strided slices)."""
-    if any(lo or hi for lo, hi in padding) or any(d != 1 for d in base_dilation):
-        x = api.pad(x, init, [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)])
-    # Two leading unit dimensions give the (N, C, *S) layout the window gatherer expects.
-    x = api.reshape(x, (1, 1, *core.get_aval(x).shape))
-    windows = _window_patches(x, window_dimensions, window_strides, window_dilation)  # (1, 1, K, *O)
-    return api.reshape(windows, core.get_aval(windows).shape[2:])
-
-
-def _composite(x, kind, **params):
-    """The window reduction in other primitives (pad, strided slices, a reduction): the sum's
-    transpose is this function's."""
-    reduce, largest = _MONOIDS[kind]
-    dtype = core.get_aval(x).dtype
-    init = np.zeros((), dtype) if largest is None else _identity(dtype, largest)
-    return reduce(_windows(x, init, **params), (0,))
 
 
 def _impl(kind):
@@ -160,79 +118,47 @@ def _abstract(x, *, window_dimensions, window_strides, padding, base_dilation, w
 
 def _batch(p):
     def rule(size, vals, dims, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
-        # The batch axis goes first with a window of one along it.
-        x = batching.moveaxis(vals[0], dims[0], 0)
+        # JAX's rule: the batch dimension stays where it is, with a window of one along it.
+        (x,), (d,) = vals, dims
+
+        def at(params, one):
+            return (*params[:d], one, *params[d:])
+
         out = p.bind(
             x,
-            window_dimensions=(1, *window_dimensions),
-            window_strides=(1, *window_strides),
-            padding=((0, 0), *padding),
-            base_dilation=(1, *base_dilation),
-            window_dilation=(1, *window_dilation),
+            window_dimensions=at(window_dimensions, 1),
+            window_strides=at(window_strides, 1),
+            padding=at(padding, (0, 0)),
+            base_dilation=at(base_dilation, 1),
+            window_dilation=at(window_dilation, 1),
         )
-        return out, 0
+        return out, d
 
     return rule
 
 
-# The name-stack scope of the equations of these derivatives: JAX's are other primitives
-# (select_and_gather_add, select_and_scatter_add, a pad and reduce_window_sum), so the StableHLO
-# printer refuses a program with equations in it rather than print a different module.
-COMPOSITE_SCOPE = "reduce_window_derivative"
-
-
-@contextlib.contextmanager
-def _derivative_scope():
-    """``COMPOSITE_SCOPE`` on the equations staged inside, also when they replay another equation's
-    source info (a transpose: that info's scope gets it)."""
-    from .. import source_info as si
-
-    replayed = getattr(si._source_override, "value", None)
-    if replayed is not None:
-        scope = "/".join(filter(None, (replayed.scope, COMPOSITE_SCOPE)))
-        info = si.SourceInfo(
-            replayed.file, replayed.line, replayed.function, replayed.callers, scope, replayed.position,
-            replayed.xla_metadata,
-        )  # fmt: skip
-    with core.named_scope(COMPOSITE_SCOPE), si.source_info_context(info if replayed is not None else None):
-        yield
-
-
-def _chooser_jvp(kind):
-    """JAX's rule (its ``_select_and_gather_add``): each window's tangent is that of ONE element, the
-    first in window order that is >= (max; <= for min) every other, so ties are not shared (as the
-    jvp of ``reduce_max`` over axes shares them); its transpose sends a window's whole cotangent there."""
-    p = reduce_window_max_p if kind == "max" else reduce_window_min_p
-
-    def rule(primals, tangents, **params):
-        (x,), (t,) = primals, tangents
-        out = p.bind(x, **params)
-        if type(t) is ad.Zero:
-            return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-        with _derivative_scope():
-            xs = _windows(x, _identity(core.get_aval(x).dtype, kind == "min"), **params)  # (K, *O)
-            ts = _windows(t, np.zeros((), core.get_aval(t).dtype), **params)
-            shape = core.get_aval(xs).shape
-            offset = api.broadcasted_iota(np.int32, shape, 0)
-            # The first offset holding the window's extreme (K where none does: a NaN window).
-            hits = api.eq(xs, api.broadcast_in_dim(out, shape, tuple(range(1, len(shape)))))
-            first = api.reduce_min(api.select(hits, offset, api.full(shape, shape[0], np.int32)), (0,))
-            chosen = api.eq(offset, api.broadcast_in_dim(first, shape, tuple(range(1, len(shape)))))
-            return out, api.reduce_sum(
-                api.select(chosen, ts, api.full(shape, 0, core.get_aval(t).dtype)), (0,)
-            )
-
-    return rule
-
-
-def _sum_transpose(ct, x, **params):
-    from .. import api as engine_api
-
-    aval = x.aval
-    zeros = api.full(aval.shape, 0, aval.dtype)
-    with _derivative_scope():
-        _, pullback = engine_api.vjp(lambda v: _composite(v, "sum", **params), zeros)
-        return [pullback(ad.instantiate_zeros(ct))[0]]
+def _sum_transpose(ct, x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    """JAX's rule: the cotangent padded (by the padding of a convolution's input gradient, strides
+    as interior padding), then summed over windows of the same size."""
+    in_shape, ct = x.aval.shape, ad.instantiate_zeros(ct)
+    lhs = [(n - 1) * d + 1 if n else 0 for n, d in zip(in_shape, base_dilation)]
+    rhs = [(k - 1) * d + 1 if k else 0 for k, d in zip(window_dimensions, window_dilation)]
+    out = [(n - 1) * s + 1 if n else 0 for n, s in zip(core.get_aval(ct).shape, window_strides)]
+    before = np.subtract(rhs, [lo for lo, _ in padding]) - 1  # (numpy integers: JAX's print so)
+    after = np.add(lhs, rhs) - 1 - out - before
+    config = [(lo, hi, s - 1) for lo, hi, s in zip(before, after, window_strides)]
+    padded = api.pad(ct, np.zeros((), core.get_aval(ct).dtype), config)
+    ones = (1,) * len(in_shape)
+    return [
+        reduce_window_sum_p.bind(
+            padded,
+            window_dimensions=tuple(window_dimensions),
+            window_strides=tuple(base_dilation),
+            padding=((0, 0),) * len(in_shape),
+            base_dilation=ones,
+            window_dilation=tuple(window_dilation),
+        )
+    ]
 
 
 reduce_window_sum_p = Primitive("reduce_window_sum")
@@ -243,8 +169,6 @@ for _kind, _p in (("sum", reduce_window_sum_p), ("max", reduce_window_max_p), ("
     _p.def_abstract_eval(_abstract)
     core.eager_checked.add(_p)  # (the numpy impl zips the window's parameters: it would not refuse)
     batching.batch_rules[_p] = _batch(_p)
-    if _kind != "sum":
-        ad.jvp_rules[_p] = _chooser_jvp(_kind)
 ad.deflinear(reduce_window_sum_p, _sum_transpose)
 _PRIMITIVES = {api.add: reduce_window_sum_p, api.max: reduce_window_max_p, api.min: reduce_window_min_p}
 
@@ -433,3 +357,6 @@ def reduce_window(
     if p is not None:
         return p.bind(operand, **params)
     return _generic(operand, init_value, computation, params)
+
+
+from . import window_select  # noqa: E402,F401  (max and min pooling's derivatives: rows there)

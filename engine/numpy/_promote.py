@@ -77,7 +77,8 @@ def as_operand(x):
 
 
 def convert(x, dtype: np.dtype, weak: bool = False):
-    """``x`` as ``dtype``: concrete values convert in numpy, traced ones with convert_element_type."""
+    """``x`` as ``dtype``: host values convert in numpy, arrays with convert_element_type where a
+    trace stages it (JAX's conversion of a constant array is an equation too)."""
     if isinstance(x, Tracer) or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
         # (sharded, or committed to a device: converted on its devices)
         a = core.get_aval(x)
@@ -86,6 +87,8 @@ def convert(x, dtype: np.dtype, weak: bool = False):
         return lax.convert_element_type(x, dtype, weak)
     if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
         return x
+    if isinstance(x, Array) and core._state.dynamic is not None:
+        return lax.convert_element_type(x, dtype, weak)  # (staged, as JAX's: the constant is read)
     if dims.is_symbolic_dim(x):
         return lax.convert_element_type(x.dimension_as_value(), dtype, weak)
     if hasattr(x, "__jax_array__"):

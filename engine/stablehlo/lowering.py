@@ -18,8 +18,6 @@ from ..ir import ClosedJaxpr, Jaxpr, Literal, Var
 from . import literals
 from .syntax import Block, Op, Printer, Render, Spec, Value, functional_type
 
-_WINDOW_DERIVATIVE = "reduce_window_derivative"  # (engine.lax.windowed.COMPOSITE_SCOPE)
-
 Rule = Callable[..., Sequence[Value]]
 # primitive -> lowering rule (the rule modules add their rows on import)
 rules: dict[core.Primitive, Rule] = {}
@@ -260,11 +258,6 @@ def lower_jaxpr(
         return env[x]
 
     for eqn in jaxpr.eqns:
-        if _WINDOW_DERIVATIVE in getattr(eqn.source_info, "scope", "").split("/"):
-            raise NotImplementedError(
-                "StableHLO text for the derivative of a window reduction (JAX's select_and_gather_add / "
-                "select_and_scatter_add, or reduce_window_sum's transpose) is not implemented in the engine"
-            )
         rule = rules.get(eqn.primitive)
         if rule is None:  # (a primitive a user lowers with engine.extend.mlir: what the rule builds)
             from .rules_user import user_rule

@@ -2175,3 +2175,6 @@ SNIPPETS["hijax"] = HIJAX
 from snippets_fuzz9 import FUZZ9  # noqa: E402
 
 SNIPPETS["fuzz9"] = FUZZ9
+from snippets_fuzz10 import FUZZ10  # noqa: E402
+
+SNIPPETS["fuzz10"] = FUZZ10
