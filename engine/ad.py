@@ -1,6 +1,5 @@
 """Automatic differentiation: forward mode (JVP) with symbolic zeros, partial evaluation, and
-reverse mode as linearize + transpose, so that grad, vjp and jacrev share one mechanism.
-"""
+reverse mode as linearize + transpose, so that grad, vjp and jacrev share one mechanism."""
 
 from __future__ import annotations
 
@@ -736,23 +735,26 @@ def linearize_flat(
         ]
         it = iter(tracers_in)
         ts = [next(it) if d else Zero(a) for a, d in zip(tangent_avals, differentiable)]
-        primals_out, tangents_out = jvp_flat(f, primals, ts, trace_type=LinearizeTrace)
+        primals_out, tangents_out = jvp_flat(f, primals, ts, instantiate=False, trace_type=LinearizeTrace)
         k = n_main() if n_main is not None else len(primals_out)
         primals_out = [_known_primal(trace, p) for p in primals_out]
-        tracers_out = [trace.full_raise(t) for t in tangents_out[:k]]
-        tangent_pvals = [t.pval for t in tracers_out]
-        unk_tracers_out = [t for t in tracers_out if t.pval.const is None]
+        # (a symbolic zero tangent: known, staged nowhere, as JAX's tangent-trace zeros are)
+        tracers_out = [t if type(t) is Zero else trace.full_raise(t) for t in tangents_out[:k]]
+        tangent_pvals = [PartialVal.known(_zeros(t.aval)) if type(t) is Zero else t.pval for t in tracers_out]
+        unk_tracers_out = [t for t in tracers_out if type(t) is not Zero and t.pval.const is None]
         jaxpr, consts = tracers_to_jaxpr(tracers_in, unk_tracers_out, main.effects, True)
-    # The aux outputs' tangents: known zeros no program computes (JAX stages none for them).
-    for p in primals_out[k:]:
-        a = tangent_aval(core.get_aval(p))
-        dtype = a.dtype if isinstance(a.dtype, np.dtype) else float0  # (a key's tangent is float0)
-        tangent_pvals.append(PartialVal.known(np.broadcast_to(np.zeros((), dtype), a.shape)))
+    # (the aux outputs' tangents too: JAX stages none for them)
+    tangent_pvals += [PartialVal.known(_zeros(tangent_aval(core.get_aval(p)))) for p in primals_out[k:]]
     # Tangent work no output reads is dead, as in JAX's auto-DCE'd tangent trace (a scan's unused
     # tangent ys go, so its transpose reads no zero cotangent for them).
     jaxpr = dce_jaxpr(jaxpr)
     # Tangent outputs that partial eval found known (zeros) become constants of the linear jaxpr.
     return primals_out, (jaxpr, consts, tangent_pvals, differentiable, tangent_avals)
+
+
+def _zeros(aval: ShapedArray) -> Value:
+    dtype = aval.dtype if isinstance(aval.dtype, np.dtype) else float0  # (a key's tangent is float0)
+    return core.Array(np.broadcast_to(np.zeros((), dtype), aval.shape), aval.weak_type)  # (no copies)
 
 
 def _known_primal(trace: PartialEvalTrace, p: Value) -> Value:

@@ -138,11 +138,12 @@ def _sort_abstract(*operands, dimension, is_stable, num_keys):
     return list(operands)
 
 
-def take_along_axis(x, indices, axis, *, as_top_k=False):
+def take_along_axis(x, indices, axis, *, as_top_k=False, expanded=False):
     """``x[..., indices[...], ...]`` along ``axis``, for ``indices`` shaped like ``x`` except
     along ``axis``: a gather whose other dimensions are batching dimensions. ``as_top_k``: the
     indices get their trailing 1 by a reshape and the batching dimensions are Python ints, as in
-    JAX's top_k JVP (sort's JVP expands the dims and numbers them with numpy integers)."""
+    JAX's top_k JVP (sort's JVP expands the dims and numbers them with numpy integers);
+    ``expanded``: the indices have their trailing 1 already (one expansion for several gathers)."""
     from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
 
     lax = _lax()
@@ -151,7 +152,7 @@ def take_along_axis(x, indices, axis, *, as_top_k=False):
     if as_top_k:
         others = tuple(int(i) for i in others)
         indices = lax.reshape(indices, core.get_aval(indices).shape + (1,))
-    else:
+    elif not expanded:
         indices = lax.expand_dims(indices, (ndim,))
     dnums = GatherDimensionNumbers(
         offset_dims=(),
@@ -176,7 +177,8 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     index_dtype = np.dtype(np.uint64 if any(d > np.iinfo(np.uint32).max for d in shape) else np.uint32)
     iota = lax.broadcasted_iota(index_dtype, shape, dimension)
     *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-    touts = [t if type(t) is ad.Zero else take_along_axis(t, perm, dimension) for t in tangents]
+    idx = lax.expand_dims(perm, (len(shape),))  # (once, as JAX's: every tangent's gather reads it)
+    touts = [t if type(t) is ad.Zero else take_along_axis(t, idx, dimension, expanded=True) for t in tangents]
     return outs, touts
 
 

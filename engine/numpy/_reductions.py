@@ -508,7 +508,7 @@ def _arg_extreme(name, lax_fn):
         if axis is None:
             flat = lax.reshape(a, (a.size,))
             res = _arg_along(flat, 0)
-            return lax.reshape(res, (1,) * a.ndim) if keepdims else res
+            return lax.expand_dims(res, tuple(range(a.ndim))) if keepdims else res  # (JAX's expand_dims)
         check_axes_index(a.shape, axis)
         ax = canonicalize_axis(axis, a.ndim)
         if a.shape[ax] == 0:

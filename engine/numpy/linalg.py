@@ -94,7 +94,10 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     if len(axes) == 1:
         return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:
-        raise ValueError(f"Improper number of axes for norm: {axis}")
+        raise ValueError(
+            f"Improper number of axes for norm: {axis=}. Pass one axis to compute a vector-norm, or two "
+            "axes to compute a matrix-norm."
+        )
     return _matrix_norm(x, axes, ord, keepdims)
 
 
@@ -126,7 +129,7 @@ def _matrix_norm(x, axes, ord, keepdims):
         if keepdims:
             out = lax.expand_dims(out, tuple(sorted(axes)))
         return out
-    raise ValueError(f"Invalid norm order {ord!r} for matrices.")
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):

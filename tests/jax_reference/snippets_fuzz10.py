@@ -15,7 +15,11 @@ a while loop under nested vmap batched a counter the predicate reads only throug
 once where JAX's lowering, ``exp(log(2) * x)``, rounds each step; ppermute under vmap was a one-hot
 matrix product where JAX takes along the batch dimension (and asserts a whole permutation); invalid
 raw PRNG keys and negative ``lax.rev`` dimensions were refused in the engine's words (or not at
-all), not JAX's. Registered in snippets.py."""
+all), not JAX's. A fuzz of jnp functions' jaxprs under grad, jvp, jacrev and vmap found linearize
+staging zeros for an output whose tangent is symbolically zero (JAX's are made in the tangent
+trace, which the transpose never reads), sort's JVP expanding its permutation once per tangent
+(JAX's once for all), argmin/argmax with ``keepdims`` and no axis reshaping where JAX expands dims,
+and norm's refusals in other words. Registered in snippets.py."""
 
 _X = "x = jnp.sin(jnp.arange(12, dtype=jnp.float32) * 1.7 + 0.3).reshape(3, 4)\n"
 _POOL = (
@@ -128,5 +132,26 @@ FUZZ10 = [
         "except TypeError as e:\n"
         "    refused = str(e)\n"
         "out = (refused, lax.rev(jnp.arange(6.).reshape(2, 3), (1,)))",
+    ),
+    (
+        "jnp_functions_under_ad_stage_what_jax_stages",
+        "x = jnp.sin(jnp.arange(12, dtype=jnp.float32) * 1.7 + 0.3).reshape(3, 4)\n"
+        "fs = [lambda x: jnp.all(x > -2, axis=-1), lambda x: jnp.mean(x.astype(jnp.int8), axis=1), lambda x: jnp.argpartition(x, 2, axis=1)]\n"
+        "out = [str(jax.make_jaxpr(jax.jacrev(lambda x: f(x).astype(jnp.float32)))(x)) for f in fs]"
+        " + [str(jax.make_jaxpr(lambda x: jax.jvp(lambda x: jnp.lexsort((x[0], x[1])), (x,), (jnp.cos(x),)))(x)),"
+        " str(jax.make_jaxpr(lambda x: jax.jvp(lambda x: lax.sort((x, -x, x * 2), num_keys=1), (x,), (jnp.cos(x),)))(x)),"
+        " str(jax.make_jaxpr(jax.vmap(lambda x: jnp.argmin(x, keepdims=True)))(jnp.stack([x, -x]))),"
+        " jax.linearize(lambda x: (x > 0).astype(jnp.float32), x)[1](x)]",
+    ),
+    (
+        "norm_refusals_say_what_jax_says",
+        "x = jnp.ones((2, 3, 4))\n"
+        "def err(f):\n"
+        "    try:\n"
+        "        f()\n"
+        "    except ValueError as e:\n"
+        "        return str(e)\n"
+        "out = [err(lambda: jnp.linalg.norm(x, axis=(0, 1, 2))), err(lambda: jnp.linalg.norm(x[0], ord=0)),"
+        " err(lambda: jnp.linalg.norm(x[0], ord=3))]",
     ),
 ]
