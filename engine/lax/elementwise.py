@@ -12,6 +12,7 @@ from .float32_impls import (
     erf,
     erf_inv,
     exp2_rounding_steps,
+    inverse_trig_rounding_steps,
     libm_or,
     logistic,
     negative_nan_past_one,
@@ -236,12 +237,12 @@ cos_p = unop("cos", complex64_or("cos", libm_or("cos", np.cos)), (_FLOAT, _COMPL
 tan_p = unop("tan", complex64_or("tan", libm_or("tan", np.tan)), (_FLOAT, _COMPLEX))
 
 
-asin_p = unop(
-    "asin", complex64_or("asin", libm_or("asin", negative_nan_past_one(np.arcsin))), (_FLOAT, _COMPLEX)
-)
-acos_p = unop(
-    "acos", complex64_or("acos", libm_or("acos", negative_nan_past_one(np.arccos))), (_FLOAT, _COMPLEX)
-)
+asin_p, acos_p = (
+    unop(name, complex64_or(name, inverse_trig_rounding_steps(name, libm_or(name, negative_nan_past_one(f)))),
+         (_FLOAT, _COMPLEX))
+    for name, f in (("asin", np.arcsin), ("acos", np.arccos))
+)  # fmt: skip
+narrow_dtypes.keeps_narrow.update((asin_p, acos_p))  # (they round each step themselves)
 atan_p = unop("atan", complex64_or("atan", libm_or("atan", np.arctan)), (_FLOAT, _COMPLEX))
 sinh_p = unop("sinh", complex64_or("sinh", xla_kernel_or("sinh", _errs(np.sinh))), (_FLOAT, _COMPLEX))
 cosh_p = unop("cosh", complex64_or("cosh", xla_kernel_or("cosh", _errs(np.cosh))), (_FLOAT, _COMPLEX))

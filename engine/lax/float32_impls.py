@@ -37,6 +37,30 @@ def exp2_rounding_steps(f):
     return g
 
 
+def inverse_trig_rounding_steps(name, f):
+    """``f`` (asin or acos), but for float16 and the narrow floats JAX's lowering with each step
+    rounded to ``x``'s dtype: asin ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))``, acos
+    ``atan2(sqrt((1 - x)(1 + x)), x)``."""
+
+    def g(x, **params):
+        if not (x.dtype == np.float16 or narrow_dtypes.is_narrow(x.dtype)):
+            return f(x, **params)
+        dt, f32 = x.dtype, np.float32
+        r = lambda v: np.asarray(v, f32).astype(dt).astype(f32)  # noqa: E731
+        w = x.astype(f32)
+        with np.errstate(invalid="ignore"):
+            root = r(np.sqrt(r(r(1 - w) * r(w + 1))))
+            if name == "acos":
+                out = libm_f32.kernel("atan2", root, w)
+            else:
+                t = r(libm_f32.kernel("atan2", w, r(root + 1)))
+                out = t + t
+        return np.where(np.abs(w) > 1, np.float32(-np.nan), out).astype(dt)  # (x86's default NaN)
+
+    g.__name__ = name
+    return g
+
+
 def erf(x):
     import math
 

@@ -120,19 +120,25 @@ batching.batch_rules[split_p] = lambda size, vals, dims, *, sizes, axis: (
 
 stack_p = Primitive("stack")
 stack_p.def_impl(lambda *xs, axis: np.stack(xs, axis=axis))
+core.eager_checked.add(stack_p)  # (numpy's stack refuses in its own words)
 
 
 @stack_p.def_abstract_eval
 def _stack_abstract(*xs, axis):
+    # (JAX's shape rule, in its words: under vmap it sees the batched shapes, and says so)
     if not xs:
-        raise TypeError("stack requires a non-empty sequence of operands")
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({x.ndim for x in xs}) != 1:
+        listed = ", ".join(str(x.shape) for x in xs)
+        raise ValueError(f"Cannot stack arrays with different numbers of dimensions: got {listed}.")
+    if len({x.shape for x in xs}) != 1:
+        raise ValueError(
+            f"All input arrays must have the same shape. Got {', '.join(str(x.shape) for x in xs)}."
+        )
+    check_same_dtypes("stack", *xs)
     x0 = xs[0]
     if not 0 <= axis <= x0.ndim:
         raise ValueError(f"stack axis {axis} out of bounds for operands of shape {x0.shape}")
-    if any(x.dtype != x0.dtype for x in xs):
-        raise TypeError(f"stack requires operands of the same dtype, got {[x.dtype.name for x in xs]}")
-    if any(x.shape != x0.shape for x in xs):
-        raise TypeError(f"stack operands must have equal shapes, got {[x.shape for x in xs]}")
     shape = (*x0.shape[:axis], len(xs), *x0.shape[axis:])
     return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
 

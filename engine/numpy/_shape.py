@@ -282,14 +282,7 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
     check_arraylike("stack", *arrays)
-    shapes = [shape_of(a) for a in arrays]
-    listed = ", ".join(map(str, shapes))  # (lax's stack rule, in JAX's words)
-    if len({len(s) for s in shapes}) != 1:
-        raise ValueError(f"Cannot stack arrays with different numbers of dimensions: got {listed}.")
-    if len(set(shapes)) != 1:
-        raise ValueError(f"All input arrays must have the same shape. Got {listed}.")
-    nd = len(shapes[0]) + 1
-    ax = canonicalize_axis(axis, nd)
+    ax = canonicalize_axis(axis, len(shape_of(arrays[0])) + 1)  # (the shapes: lax's stack rule checks them)
     if from_array:
         return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)
     arrays = promote_dtypes(*arrays)

@@ -19,7 +19,9 @@ all), not JAX's. A fuzz of jnp functions' jaxprs under grad, jvp, jacrev and vma
 staging zeros for an output whose tangent is symbolically zero (JAX's are made in the tangent
 trace, which the transpose never reads), sort's JVP expanding its permutation once per tangent
 (JAX's once for all), argmin/argmax with ``keepdims`` and no axis reshaping where JAX expands dims,
-and norm's refusals in other words. Registered in snippets.py."""
+and norm's refusals in other words; jnp.stack checked shapes itself, where JAX's stack primitive
+does (so under vmap its message names the batched shapes); asin and acos of bfloat16 and float16
+rounded once where JAX's lowering rounds each step. Registered in snippets.py."""
 
 _X = "x = jnp.sin(jnp.arange(12, dtype=jnp.float32) * 1.7 + 0.3).reshape(3, 4)\n"
 _POOL = (
@@ -153,5 +155,23 @@ FUZZ10 = [
         "        return str(e)\n"
         "out = [err(lambda: jnp.linalg.norm(x, axis=(0, 1, 2))), err(lambda: jnp.linalg.norm(x[0], ord=0)),"
         " err(lambda: jnp.linalg.norm(x[0], ord=3))]",
+    ),
+    (
+        "stack_refusals_under_vmap_name_the_batched_shapes",
+        "a, b = jnp.array([0.5, -1.25, 2.0]), jnp.array([3, -2, 5], dtype=jnp.int32)\n"
+        "def err(f):\n"
+        "    try:\n"
+        "        return f()\n"
+        "    except Exception as e:\n"
+        "        return type(e).__name__ + ': ' + str(e).splitlines()[0]\n"
+        "out = [err(lambda: jax.vmap(lambda a, b: jnp.stack([jnp.asarray(a), jnp.asarray(b) * jnp.ones_like(a)]), in_axes=(0, None))(a, b)),"
+        " err(lambda: jnp.stack([a, a[:1]])), err(lambda: jnp.stack([a, a[None]])), err(lambda: jax.lax.stack([a, b])),"
+        " err(lambda: jnp.stack([a, a], axis=3)), err(lambda: jnp.stack([a, b], axis=-1))]",
+    ),
+    (
+        "asin_acos_of_narrow_floats_round_each_step",
+        "out = [(f(x), jax.jit(f)(x)) for f in (jnp.arcsin, jnp.arccos)"
+        " for x in (jnp.linspace(-1.2, 1.2, 25).astype(jnp.bfloat16), jnp.linspace(-1.2, 1.2, 25).astype(jnp.float16))]",
+        0.0,
     ),
 ]
