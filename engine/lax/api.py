@@ -698,9 +698,8 @@ def rev(operand, dimensions):
     """Reverse ``operand`` along each of ``dimensions``."""
     ndim = _aval(operand).ndim
     dimensions = tuple(map(int, dimensions))
-    if (
-        any(d < 0 for d in dimensions) and not _from_engine()
-    ):  # (JAX's refusal; the engine's own count from the end)
+    # (JAX refuses a negative dimension; the engine's own calls count it from the end)
+    if any(d < 0 for d in dimensions) and not _from_engine():
         raise TypeError(f"rev dimensions must have every element be nonnegative, got {dimensions}.")
     return st.rev_p.bind(operand, dimensions=tuple(d + ndim if -ndim <= d < 0 else d for d in dimensions))
 
