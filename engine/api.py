@@ -497,7 +497,7 @@ def vmap(
                 raise ValueError(
                     f"vmap was requested to map its argument along axis {ax}, which "
                     f"implies that its rank should be at least {ax + 1 if ax >= 0 else -ax}, "
-                    f"but is only {nd} (its shape is {core.get_aval(x).shape}). Use "
+                    f"but is only {nd} (its shape is {core.get_aval(x).shape})\nUse "
                     f"in_axes=None for arguments that should not be mapped, e.g. "
                     f"in_axes=(0, None)."
                 )
