@@ -43,7 +43,7 @@ def on_device_size_in_bytes(self: Any) -> int:
         raise JaxRuntimeError(
             "INVALID_ARGUMENT: GetOnDeviceSizeInBytes() called on deleted or donated buffer"
         )
-    itemsize = np.dtype(self.dtype).itemsize
+    itemsize = _itemsize(self.dtype)
     total = 0
     for shard in self.addressable_shards:
         total += math.prod(len(range(*s.indices(n))) for s, n in zip(shard.index, self.shape)) * itemsize
@@ -99,7 +99,15 @@ core.Array.copy_to_host_async = copy_to_host_async  # type: ignore[attr-defined]
 core.Array.to_device = to_device  # type: ignore[attr-defined]
 core.Array.platform = lambda self: "cpu"  # type: ignore[attr-defined]
 core.Array.is_fully_addressable = property(lambda self: True)  # type: ignore[attr-defined]
-core.Array.itemsize = property(lambda self: np.dtype(self.dtype).itemsize)  # type: ignore[attr-defined]
+
+
+def _itemsize(dtype) -> int:
+    return (
+        dtype.itemsize if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype).itemsize
+    )  # (a key: its words)
+
+
+core.Array.itemsize = property(lambda self: _itemsize(self.dtype))  # type: ignore[attr-defined]
 core.Array.global_shards = property(lambda self: self.addressable_shards)  # type: ignore[attr-defined]
 core.Array.device_buffer = _deprecated("device_buffer", "arr.addressable_data(0)")  # type: ignore[attr-defined]
 core.Array.device_buffers = _deprecated(  # type: ignore[attr-defined]
@@ -191,8 +199,6 @@ def _tracer_getattr(self: core.Tracer, name: str) -> NoReturn:
 
 core.Tracer.__getattr__ = _tracer_getattr  # type: ignore[attr-defined]
 # (what the type says: known while tracing)
-core.Tracer.itemsize = property(lambda self: np.dtype(self.aval.dtype).itemsize)  # type: ignore[attr-defined]
-core.Tracer.nbytes = property(  # type: ignore[attr-defined]
-    lambda self: self.aval.size * np.dtype(self.aval.dtype).itemsize
-)
+core.Tracer.itemsize = property(lambda self: _itemsize(self.aval.dtype))  # type: ignore[attr-defined]
+core.Tracer.nbytes = property(lambda self: self.aval.size * _itemsize(self.aval.dtype))  # type: ignore[attr-defined]
 core.Tracer.to_device = to_device  # type: ignore[attr-defined]  # (a staged device_put)

@@ -279,6 +279,11 @@ def vmap_traced(
             outs = f(*tracers_in)
         finally:
             del mapped_refs[len(mapped_refs) - len(mapped) :]
+        invalid = [o for o in outs if not (isinstance(o, core.Tracer) or core.is_array_like(o))]
+        if invalid:
+            raise TypeError(
+                f"Output from batched function {invalid[0]!r} with type {type(invalid[0])} is not a valid JAX type"
+            )
         tracers_out = [trace.full_raise(o) for o in outs]
         vals_out = [t.val for t in tracers_out]
         dims_out = [t.batch_dim for t in tracers_out]

@@ -77,6 +77,10 @@ def to_dtype(x: Any) -> np.dtype:
     try:
         return np.dtype(x)
     except TypeError:
+        from .avals import ExtendedDType
+
+        if isinstance(x, ExtendedDType):  # (typed keys' dtype: canonical as it is)
+            return x  # type: ignore[return-value]
         if not (isinstance(x, str) and x in NAMES):
             raise
     load()

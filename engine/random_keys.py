@@ -133,22 +133,42 @@ class PRNGKeyArray(Array):
         basic = (int, slice, type(None), type(Ellipsis))
         parts = idx if isinstance(idx, tuple) else (idx,)
         if core._state.dynamic is None and all(type(i) in basic for i in parts):
-            return PRNGKeyArray(self._value[idx])
+            try:
+                return PRNGKeyArray(self._value[idx])
+            except IndexError:  # (out of bounds: JAX clamps; too many indices: JAX's message)
+                pass
         return _indexing.rewriting_take(self, idx)
+
+    def copy(self) -> PRNGKeyArray:
+        return PRNGKeyArray(self._value.copy())
 
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
         return (PRNGKeyArray(v) for v in self._value)
 
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
     def __repr__(self):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{self.data}"
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        if spec:  # (JAX's key arrays format as Python objects do: str(), and no format spec)
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+        return str(self)
+
+    def __bool__(self):
+        raise TypeError("key array cannot be converted to boolean.")
+
     def __array__(self, dtype=None, copy=None):
         raise TypeError(
-            "a typed PRNG key array has no numpy value: use jax.random.key_data(keys) for its uint32 data."
+            "JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+            "jax.random.key_data(arr) if you wish to extract the underlying integer array."
         )
 
     def __eq__(self, other):
@@ -168,8 +188,52 @@ class PRNGKeyArray(Array):
     def __reduce__(self):
         return (_key_array_from_pickle, (np.array(self._value),))
 
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    # Python's conversions refuse keys as they refuse any object without them (JAX's key arrays
+    # define none), and ``tolist``/``tobytes`` are not there, as in JAX.
+    def __int__(self):
+        raise TypeError(
+            f"int() argument must be a string, a bytes-like object or a real number, not '{type(self).__name__}'"
+        )
+
+    def __float__(self):
+        raise TypeError(f"float() argument must be a string or a real number, not '{type(self).__name__}'")
+
+    def __complex__(self):
+        raise TypeError(f"complex() first argument must be a string or a number, not '{type(self).__name__}'")
+
+    def __index__(self):
+        raise TypeError(f"'{type(self).__name__}' object cannot be interpreted as an integer")
+
+    @property
     def tolist(self):
-        raise TypeError("a typed PRNG key array has no list value: use jax.random.key_data(keys).")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'tolist'")
+
+    @property
+    def tobytes(self):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'tobytes'")
+
+
+def _abstract(name: str):
+    def method(self, *args, **kwargs):
+        raise NotImplementedError(f"Cannot call abstract method {name}")
+
+    method.__name__ = name
+    return method
+
+
+# The array methods JAX's key arrays leave abstract (numbers' methods: a key is no number).
+for _name in (
+    "__array_namespace__ all any argmax argmin argpartition argsort astype byteswap choose clip "
+    "compress conj conjugate cumprod cumsum diagonal dot item max mean min nonzero prod ptp repeat "
+    "round searchsorted sort std sum to_device trace var view"
+).split():
+    setattr(PRNGKeyArray, _name, _abstract(_name))
+for _name in ("flat", "imag", "real", "mT"):
+    setattr(PRNGKeyArray, _name, property(_abstract(_name)))
 
 
 @core.jax_class_path("jax._src.random.prng.PRNGKeyArray")

@@ -183,7 +183,21 @@ def _scatter(eqn, x, idx, updates):
     return slicing.scatter_p.bind(x, idx, updates, **{**pr, "dimension_numbers": dn})
 
 
+def _equality(eqn, x, y):
+    """Keys are equal where all their words are (JAX's ``eq``/``ne`` of keys)."""
+    shape = (*eqn.out_binders[0].aval.shape, 2)
+    x, y = (
+        lax.broadcast_in_dim(v, shape, tuple(range(len(shape) - core.get_aval(v).ndim, len(shape))))
+        for v in (x, y)
+    )
+    if eqn.primitive is lax.eq_p:
+        return lax.reduce_and(lax.eq(x, y), (len(shape) - 1,))
+    return lax.reduce_or(lax.ne(x, y), (len(shape) - 1,))
+
+
 _structural_rules: dict[core.Primitive, Callable] = {
+    lax.eq_p: _equality,
+    lax.ne_p: _equality,
     slicing.slice_p: _slice,
     st.squeeze_p: lambda eqn, x: lax.squeeze(x, eqn.params["dimensions"]),
     st.reshape_p: lambda eqn, x: lax.reshape(

@@ -156,4 +156,5 @@ def device_get(x):
     from .core import Array
     from .tree_util import tree_map
 
-    return tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+    # (typed keys stay key arrays, as JAX's: they have no numpy value)
+    return tree_map(lambda v: np.asarray(v) if isinstance(v, Array) and v.dtype.kind != "V" else v, x)

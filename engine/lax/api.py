@@ -249,11 +249,21 @@ def _from_engine() -> bool:
     return sys._getframe(2).f_code.co_filename.startswith(_ENGINE_DIR)
 
 
+def _check_extended_conversion(old_dtype, new_dtype) -> None:
+    """JAX's refusal to cast typed keys to numbers or numbers to keys (``key_data`` and
+    ``wrap_key_data`` do that)."""
+    if old_dtype != new_dtype and (
+        isinstance(old_dtype, core.ExtendedDType) or isinstance(new_dtype, core.ExtendedDType)
+    ):
+        raise ValueError(f"Cannot convert_element_type from {old_dtype} to {new_dtype}")
+
+
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
     """Cast ``operand`` to ``new_dtype`` (canonicalized: no 64-bit types while x64 is off)."""
     x = operand
     requested = new_dtype
     new_dtype = core.canonical_dtype(new_dtype)
+    _check_extended_conversion(getattr(x, "dtype", None), new_dtype)
     from_user = not _from_engine()
     if new_dtype is not requested and new_dtype != requested and from_user:
         user_dtype(to_dtype(requested), "convert_element_type")  # (JAX's warning: 64 bits without x64)
@@ -409,6 +419,8 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False, sharding=None):
         dtype = _aval(fill_value).dtype
         weak_type = weak_type or _aval(fill_value).weak_type
     dtype = core.canonical_dtype(dtype)
+    if isinstance(dtype, core.ExtendedDType):
+        return _full_keys(shape, fill_value, dtype)
     if _dims.is_symbolic_dim(fill_value):  # a symbolic dimension: its value
         fill_value = _dims.dimension_as_value(fill_value)
     if isinstance(fill_value, Tracer):
@@ -432,6 +444,17 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False, sharding=None):
 
         return reshard(val, sharding)
     return broadcast_in_dim(val, shape, ()) if shape else val
+
+
+def _full_keys(shape, fill_value, dtype):
+    """Typed keys filled as JAX fills them: a key broadcast, or a number in every word of each key
+    (``random_wrap`` of a uint32 broadcast)."""
+    from ..random_primitives import random_wrap
+
+    if isinstance(getattr(fill_value, "dtype", None), core.ExtendedDType):
+        rank = _aval(fill_value).ndim
+        return broadcast_in_dim(fill_value, shape, tuple(range(len(shape) - rank, len(shape))))
+    return random_wrap(full(shape + (dtype.words,), fill_value, np.uint32), dtype.impl)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import ad, batching, core, ir, narrow_dtypes
@@ -94,7 +96,7 @@ def _checking_kinds(name, impl, kinds, binary=False, kinds_at_1=None):
             if _kind_ok(ShapedArray((), dtype), kinds if i == 0 else kinds_at_1):
                 accepted.add((dtype, i))
             else:
-                aval = ShapedArray((), dtype)
+                aval = ShapedArray((), core.extended_dtypes.get(dtype, dtype))  # (keys: their storage)
                 if binary:
                     _check_operand_kind(name, aval, kinds if i == 0 else kinds_at_1, i)
                 _check_kind(name, aval, kinds)
@@ -424,7 +426,21 @@ def _pow_abstract(x, y):
 pow_p = binop("pow", _pow_impl, (_FLOAT, _COMPLEX), kinds_at_1=(_FLOAT, _COMPLEX, _INT))
 pow_p.def_abstract_eval(_pow_abstract)
 
-_cmp = dict(eq=np.equal, ne=np.not_equal, lt=np.less, le=np.less_equal, gt=np.greater, ge=np.greater_equal)
+
+def _equality(np_fn, op):
+    """numpy's ufunc, or for typed keys (structured storage, which the ufunc refuses) the
+    operator, which compares every word of each key."""
+    return lambda x, y: np.asarray(op(x, y)) if x.dtype.kind == "V" else np_fn(x, y)
+
+
+_cmp = dict(
+    eq=_equality(np.equal, operator.eq),
+    ne=_equality(np.not_equal, operator.ne),
+    lt=np.less,
+    le=np.less_equal,
+    gt=np.greater,
+    ge=np.greater_equal,
+)
 eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (
     binop(n, f, (_ANY,) if n in ("eq", "ne") else (_FLOAT, _INT, _BOOL), np.dtype("bool"))
     for n, f in _cmp.items()

@@ -87,6 +87,8 @@ def _tuple_dnums(cls, dnums):
 
 
 def _default_fill(dtype):
+    if isinstance(dtype, core.ExtendedDType):  # (typed keys: every word of a filled key, JAX's)
+        return np.iinfo(np.uint32).max
     dtype = np.dtype(dtype)
     if dtype_kind(dtype) in "fc":
         return np.nan

@@ -309,7 +309,10 @@ def reduce_xor(operand, axes):
 def refuse_complex(name, dtype):
     """JAX stages argmax / argmin of a complex array and refuses it where it computes: its lowering's
     comparator (gt for argmax, lt for argmin) takes no complex operand. The engine refuses it at the
-    same point, eagerly or in a jit's lowering, with JAX's words."""
+    same point, eagerly or in a jit's lowering, with JAX's words; typed keys likewise (no order)."""
+    key = dtype if isinstance(dtype, core.ExtendedDType) else core.extended_dtypes.get(dtype)
+    if key is not None:
+        raise ValueError(f"Unsupported dtype for {name[3:]}: {key}")
     if dtype_kind(np.dtype(dtype)) == "c":
         op = "gt" if name == "argmax" else "lt"
         raise TypeError(

@@ -241,7 +241,7 @@ def _interpreted_scan(*args, jaxpr, num_consts, num_carry, length, reverse, unro
         args[num_consts + num_carry :],
     )
     y_avals = jaxpr.out_avals[num_carry:]
-    ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
+    ys = [np.empty((length, *a.shape), getattr(a.dtype, "numpy_dtype", a.dtype)) for a in y_avals]
     for k in range(length):
         i = length - 1 - k if reverse else k
         outs = _run_body(jaxpr, *consts, *carry, *[x[i] for x in xs])

@@ -113,8 +113,21 @@ sort_p = Primitive("sort", multiple_results=True)
 sort_p.results_vary_as_operands = True
 
 
+def _refuse_keys(keys) -> None:
+    """Typed PRNG keys have no order: JAX's comparator refuses them when the sort runs (a trace
+    stages it)."""
+    for k in keys:
+        dtype = core.extended_dtypes.get(k.dtype, k.dtype) if k.dtype.kind == "V" else k.dtype
+        if isinstance(dtype, core.ExtendedDType):
+            raise TypeError(
+                f"lt_to does not accept dtype {dtype} at position 0. Accepted dtypes at position 0 "
+                "are subtypes of integer, floating, bool."
+            )
+
+
 @sort_p.def_impl
 def _sort_impl(*operands, dimension, is_stable, num_keys):
+    _refuse_keys(operands[:num_keys])
     perm = _sort_permutation(operands[:num_keys], dimension)
     return [
         np.moveaxis(np.take_along_axis(np.moveaxis(x, dimension, -1), perm, axis=-1), -1, dimension)

@@ -38,7 +38,10 @@ conj = conjugate
 
 
 def iscomplexobj(x) -> bool:
-    return dtype_kind(np.dtype(getattr(x, "dtype", np.result_type(x)))) == "c"
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        dtype = np.result_type(x)
+    return dtype_kind(dtype if isinstance(dtype, core.ExtendedDType) else np.dtype(dtype)) == "c"
 
 
 def isrealobj(x) -> bool:

@@ -149,7 +149,7 @@ def _array(object, dtype, copy, order, ndmin):
         if copy and out is object and getattr(object, "on_mesh", False):
             out = lax.copy_p.bind(object)  # (a copy on the mesh's devices)
         elif copy and out is object and isinstance(object, Array):
-            out = Array(np.array(core.to_numpy(object)), object.weak_type)
+            out = object.copy()
     elif type(object) in (bool, int, float, complex):
         if dtype is None:
             d, weak = dtype_and_weak(object)
@@ -340,6 +340,8 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
         transfers.entering(fill_value, d if scalar else None, weak)
         with transfers.inside_program():
             return full_like(a, fill_value, dtype, shape, device=device, out_sharding=out_sharding)
+    if isinstance(d, core.ExtendedDType):  # (typed keys: lax.full fills their words)
+        return _filled_like(a, fill_value, d, weak, s, device, out_sharding, shape)
     if shape_of(fill_value) == ():
         return _filled_like(a, convert(fill_value, d, weak), d, weak, s, device, out_sharding, shape)
     out = broadcast_to_shape(asarray(fill_value, d), s)

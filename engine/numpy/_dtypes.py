@@ -188,6 +188,9 @@ def _promote_types_weak(pairs) -> tuple[np.dtype, bool]:
     weaks = [w for _, w in pairs]
     if len(dtypes) == 1 and not all(weaks):
         return core.canonical_dtype(next(iter(dtypes))), False
+    for d in dtypes:
+        if isinstance(d, core.ExtendedDType):  # (typed keys beside numbers)
+            raise ValueError(f"dtype={d} is not a valid dtype for JAX type promotion.")
     if all(weaks):
         # Bound of the strong counterparts, weak at the end (no weak int16 and the like).
         node = _lub(frozenset(d.name for d in dtypes))

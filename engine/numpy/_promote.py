@@ -12,7 +12,7 @@ from ..core import Array, Tracer
 from ..errors import ConcretizationTypeError, invalid_shape_error, traced_shape_error
 from ..state.types import is_ref
 from ..jitted_tangents import typed_as_primals
-from ..lax.api import _concrete_jvp
+from ..lax.api import _concrete_jvp, _check_extended_conversion
 from ..staging import host_constant
 from ..sharding import get_abstract_mesh
 from ._dtypes import dtype_and_weak, promote_types_weak
@@ -79,6 +79,7 @@ def as_operand(x):
 def convert(x, dtype: np.dtype, weak: bool = False):
     """``x`` as ``dtype``: host values convert in numpy, arrays with convert_element_type where a
     trace stages it (JAX's conversion of a constant array is an equation too)."""
+    _check_extended_conversion(getattr(x, "dtype", None), dtype)
     if isinstance(x, Tracer) or getattr(x, "on_mesh", False) or getattr(x, "on_one_device_mesh", False):
         # (sharded, or committed to a device: converted on its devices)
         a = core.get_aval(x)
@@ -249,10 +250,21 @@ def _broadcast_layout(args, shapes):
     return broadcast_sharding(shapes, [typed_layout(a) if isinstance(a, Tracer) else None for a in args])
 
 
+def refuse_keys(*args) -> None:
+    """The refusal of typed PRNG keys JAX's reductions (and ``unique``) give: their dtype
+    canonicalization refuses a key's dtype."""
+    for a in args:
+        if isinstance(getattr(a, "dtype", None), core.ExtendedDType):
+            raise TypeError(f"Cannot interpret '{a.dtype}' as a data type")
+
+
 def check_numeric(name: str, *args):
-    """Arithmetic takes no typed PRNG keys (extended dtypes) and no float0 arrays (the tangents
-    of integer values), with JAX's errors."""
-    if any(isinstance(getattr(a, "dtype", None), core.ExtendedDType) for a in args):
+    """Arithmetic takes no typed PRNG keys (extended dtypes) beside other dtypes and no float0
+    arrays (the tangents of integer values), with JAX's errors (keys alone are for lax to refuse:
+    ``eq``/``ne`` take them)."""
+    if any(isinstance(getattr(a, "dtype", None), core.ExtendedDType) for a in args) and (
+        len({core.get_aval(a).dtype for a in args}) > 1
+    ):
         dtypes = ", ".join(str(core.get_aval(a).dtype) for a in args)
         raise TypeError(f"{name} does not accept dtypes {dtypes}.")
     if any(getattr(a, "dtype", None) == core.float0 for a in args):

@@ -23,10 +23,17 @@ from ._promote import (
     convert,
     promote_dtypes_inexact,
     promote_shapes,
+    refuse_keys,
     to_inexact_dtype,
 )
 from ._staged import check_int_argument, jitted_inline, staged_as_jit
 from ..narrow_dtypes import kind as dtype_kind
+
+
+def _check_reducible(name: str, *args) -> None:
+    """jnp's check of array arguments, and JAX's refusal of typed PRNG keys."""
+    check_arraylike(name, *args)
+    refuse_keys(*args)
 
 
 def _reduce_dtype(x, dtype, promote_integers: bool, name: str = "") -> np.dtype:
@@ -106,7 +113,7 @@ def sum(
         fast = _eager_reductions.sum(a, axis, keepdims)
         if fast is not None:
             return fast
-    check_arraylike("sum", a)
+    _check_reducible("sum", a)
     no_out("sum", out)
     (a,) = typed_as_primals((as_operand(a),))  # (jitted in JAX)
     axes = canonicalize_axes(axis, a.ndim)
@@ -142,7 +149,7 @@ def prod(
     >>> jnp.prod(jnp.arange(1, 5))
     Array(24, dtype=int32)
     """
-    check_arraylike("prod", a)
+    _check_reducible("prod", a)
     no_out("prod", out)
     a = as_operand(a)
     axes = canonicalize_axes(axis, a.ndim)
@@ -166,7 +173,7 @@ def _extreme(name, lax_fn, identity_fn):
     def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
         if transfers.active[0]:  # (JAX's are jitted: initial and where are its arguments)
             return transfers.call_jitted(f, (a, axis, out, keepdims, initial, where), {}, _STATIC)
-        check_arraylike(name, a)
+        _check_reducible(name, a)
         no_out(name, out)
         if where is None:
             fast = _eager_reductions.extreme(name, a, axis, keepdims, initial)
@@ -266,7 +273,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     >>> jnp.mean(jnp.array([1, 2, 4]))
     Array(2.3333335, dtype=float32)
     """
-    check_arraylike("mean", a)
+    _check_reducible("mean", a)
     no_out("mean", out)
     a = as_operand(a)
     if where is None:
@@ -334,7 +341,7 @@ def var(
     >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(1.25, dtype=float32)
     """
-    check_arraylike("var", a)
+    _check_reducible("var", a)
     no_out("var", out)
     correction = _correction("var", ddof, correction)
     a = as_operand(a)
@@ -436,7 +443,7 @@ def std(
     """Standard deviation over ``axis``: the square root of ``var`` (same arguments)."""
     no_out("std", out)
     correction = _correction("std", ddof, correction)
-    check_arraylike("std", a)
+    _check_reducible("std", a)
     a = as_operand(a)
     return _std(
         a, axis=_axis_arg(axis), dtype=dtype, correction=correction, keepdims=keepdims, where=where, mean=mean
@@ -456,7 +463,7 @@ def ptp(a, axis=None, out=None, keepdims: bool = False):
     >>> jnp.ptp(jnp.array([[1, 5], [2, 3]]), axis=1)
     Array([4, 1], dtype=int32)
     """
-    check_arraylike("ptp", a)
+    _check_reducible("ptp", a)
     no_out("ptp", out)
     return _ptp(as_operand(a), _axis_arg(axis), out, keepdims)
 
@@ -469,7 +476,7 @@ def _ptp(a, axis=None, out=None, keepdims: bool = False):
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
     """Weighted mean over ``axis``; ``returned=True`` also gives the sum of weights (in the mean's
     shape)."""
-    check_arraylike("average", a)
+    _check_reducible("average", a)
     if weights is None:
         (a,) = promote_dtypes_inexact(as_operand(a))
         avg = mean(a, axis, keepdims=keepdims)
@@ -538,7 +545,7 @@ def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis, keepdims,
     NaN when ``nan_if_all_nan`` (nanmax, nanmin: they have no other value to give there)."""
     from ._selection import _where
 
-    check_arraylike(name, a)
+    _check_reducible(name, a)
     a = as_operand(a)
     if dtype_kind(a.dtype) not in "fc":
         return reduction(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
@@ -594,7 +601,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     >>> jnp.nanmean(jnp.array([1.0, jnp.nan, 2.0]))
     Array(1.5, dtype=float32)
     """
-    check_arraylike("nanmean", a)
+    _check_reducible("nanmean", a)
     no_out("nanmean", out)
     a = as_operand(a)
     if dtype_kind(a.dtype) in "biu":
@@ -612,7 +619,7 @@ def _cumulative_body(name, lax_fn, accumulates: bool, nan_fill=None, promote_int
     ints accumulate in the default int (bools always do)."""
 
     def f(a, axis=None, dtype=None, out=None):
-        check_arraylike(name, a)
+        _check_reducible(name, a)
         a = as_operand(a)
         if axis is None:
             a, axis = lax.reshape(a, (a.size,)), 0
@@ -673,7 +680,7 @@ _cumulative_prod = _cumulative_body("cumulative_prod", lax.cumprod, True)
 
 
 def _cumulative_api(name, fn, initial, x, axis, dtype, include_initial):
-    check_arraylike(name, x)
+    _check_reducible(name, x)
     x = as_operand(x)
     if x.ndim == 0:
         what = "sum" if name == "cumulative_sum" else "product"

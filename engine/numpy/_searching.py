@@ -17,7 +17,15 @@ from ..constant_staging import staged
 from ..core import Array, Tracer
 from ..lax.sorting import sort_less
 from ._staged import staged_as_jit
-from ._promote import as_operand, check_arraylike, canonicalize_axis, convert, promote_dtypes
+from ._promote import (
+    as_operand,
+    check_arraylike,
+    check_numeric,
+    canonicalize_axis,
+    convert,
+    promote_dtypes,
+    refuse_keys,
+)
 from ._shape import atleast_1d, ravel, reshape, transpose, vstack
 from ..narrow_dtypes import kind as dtype_kind
 from ..sharded_types import type_sharding
@@ -103,6 +111,7 @@ def _static_size(size, context):
 def nonzero(a, *, size: int | None = None, fill_value=None):
     """Indices of the non-zero elements, one array per axis (outside tracing, or with ``size``)."""
     a = staged(as_operand(a))
+    check_numeric("not_equal", a, 0)  # (JAX compares with 0: typed keys are refused there)
     if a.ndim == 0:
         raise ValueError(
             "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead."
@@ -189,6 +198,7 @@ def unique(
     """
     a = staged(as_operand(ar))
     if size is not None:  # (concrete values too: the index, inverse and counts padded as JAX's)
+        refuse_keys(a)
         flat = axis is None
         axis = 0 if flat else canonicalize_axis(axis, a.ndim)
         res = _unique_traced(
@@ -206,6 +216,7 @@ def unique(
             res = (*res[:i], reshape(res[i], a.shape), *res[i + 1 :])
         return res[0] if len(res) == 1 else res
     v = _concrete_value(a, UNIQUE_ARG_MSG)
+    refuse_keys(a)
     res = np.unique(
         v,
         return_index=return_index,

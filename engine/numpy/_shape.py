@@ -107,7 +107,7 @@ def permute_dims(a, /, axes):
 def matrix_transpose(x, /):
     x = as_operand(x)
     if x.ndim < 2:
-        raise ValueError(f"matrix_transpose requires at least 2 dimensions; got {x.ndim}")
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={x.ndim}")
     perm = list(range(x.ndim))
     perm[-1], perm[-2] = perm[-2], perm[-1]
     return lax.transpose(x, perm)

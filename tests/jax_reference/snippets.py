@@ -2178,3 +2178,6 @@ SNIPPETS["fuzz9"] = FUZZ9
 from snippets_fuzz10 import FUZZ10  # noqa: E402
 
 SNIPPETS["fuzz10"] = FUZZ10
+from snippets_fuzz11 import FUZZ11  # noqa: E402
+
+SNIPPETS["fuzz11"] = FUZZ11

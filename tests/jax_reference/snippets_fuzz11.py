@@ -1,0 +1,74 @@
+"""What the eleventh differential fuzz (typed PRNG key arrays through jnp, lax and the array
+methods, eagerly and under jit, vmap and make_jaxpr, compared with JAX 0.10.2; issue 13) found.
+A key array had every numeric method of an array: ``astype`` cast its words to floats, ``sum``
+and ``sort`` computed on them, ``bool(key)`` was True, ``jnp.asarray(key, dtype=jnp.uint32)`` and
+``lax.convert_element_type`` gave numbers, where JAX leaves those methods abstract
+(NotImplementedError) and refuses the conversions (``Cannot convert_element_type from key<fry>
+to ...``); ``jnp.zeros_like``, ``ones_like``, ``full_like``, ``full`` with a key, ``jnp.take``,
+``device_get``, ``copy`` and a ``scan`` stacking keys failed, or made an array of the key storage's
+void dtype; ``==`` and ``!=`` on keys were refused (JAX compares all their words: ``eq``); an
+out-of-bounds key index raised where JAX clamps; tracers' ``itemsize``/``nbytes`` of keys failed;
+and the reductions, ``unique``, ``nonzero``, ``argmax`` and promotion with a number gave numpy's
+errors or values. Also: vmap's refusal of an output of no JAX type, and matrix_transpose's of a
+1-d array, in JAX's words. Registered in snippets.py."""
+
+_KEYS = (
+    "k = jax.random.key(3)\n"
+    "ks = jax.random.split(k, 4)\n"
+    "def err(f):\n"
+    "    try:\n"
+    "        return repr(f())\n"
+    "    except Exception as e:\n"
+    "        return f'{type(e).__name__}: {e}'\n"
+)
+
+FUZZ11 = [
+    (
+        "key_array_numeric_methods_are_abstract",
+        _KEYS
+        + "names = ['astype', 'sum', 'max', 'argsort', 'sort', 'cumsum', 'item', 'round', 'view', 'conj', 'clip']\n"
+        "out = [err(lambda: getattr(ks, n)()) for n in names] + [err(lambda: ks.real), err(lambda: ks.mT),"
+        " err(lambda: bool(k)), err(lambda: int(k)), err(lambda: float(k)), err(lambda: ks.tolist()), err(lambda: len(k)),"
+        " err(lambda: np.array(ks)), ks.itemsize, ks.nbytes, err(lambda: format(k, '')), err(lambda: format(k, '>5'))]",
+    ),
+    (
+        "key_conversions_refused",
+        _KEYS
+        + "out = [err(lambda: jnp.astype(ks, jnp.float32)), err(lambda: lax.convert_element_type(k, jnp.uint32)),"
+        " err(lambda: jax.jit(lambda k: k.astype(jnp.float32))(k)), err(lambda: jnp.asarray(k, dtype=jnp.uint32)),"
+        " err(lambda: jnp.result_type(ks, 1)), err(lambda: ks + 1), err(lambda: ks < ks), err(lambda: -ks),"
+        " err(lambda: jnp.nonzero(ks)), err(lambda: jnp.sum(ks)), err(lambda: jax.jit(jnp.cumsum)(ks)),"
+        " err(lambda: jnp.unique(ks)), err(lambda: jnp.all(ks)), err(lambda: jax.jit(jnp.argmax)(ks)),"
+        " err(lambda: jnp.sort(ks)), str(jax.make_jaxpr(jnp.argsort)(ks)), str(jax.make_jaxpr(jnp.argmax)(ks))]",
+    ),
+    (
+        "keys_filled_copied_taken",
+        _KEYS + "def body(c, x):\n"
+        "    c, s = jax.random.split(c)\n"
+        "    return c, (s, jnp.zeros_like(c))\n"
+        "out = [err(lambda: jnp.zeros_like(ks)), err(lambda: jnp.ones_like(k)), err(lambda: jnp.full_like(ks, 5)),"
+        " err(lambda: jnp.full((2,), k)), err(lambda: jnp.zeros(2, dtype=ks.dtype)), err(lambda: jnp.empty_like(ks)),"
+        " str(jax.make_jaxpr(jnp.zeros_like)(ks)), str(jax.make_jaxpr(lambda a: jnp.full((3,), a))(k)),"
+        " str(jax.make_jaxpr(lambda a: jnp.full_like(a, 7))(ks)), err(lambda: jax.device_get({'a': k})),"
+        " err(lambda: jnp.array(ks, copy=True)), err(lambda: ks.copy()), err(lambda: jnp.take(ks, jnp.array([0, 5]))),"
+        " str(jax.make_jaxpr(lambda a: jnp.take(a, jnp.array([0, 3])))(ks)), err(lambda: ks[7]), err(lambda: k[0]),"
+        " err(lambda: jax.lax.scan(body, k, jnp.arange(3))), err(lambda: jax.jit(lambda k: jax.lax.scan(body, k, jnp.arange(2)))(k)),"
+        " err(lambda: jax.tree.map(jnp.zeros_like, {'k': k, 'x': 1.0})), jnp.iscomplexobj(ks)]",
+    ),
+    (
+        "key_equality",
+        _KEYS
+        + "out = [str(jax.make_jaxpr(lambda a, b: a == b)(ks, k)), str(jax.make_jaxpr(lambda a, b: a != b)(ks, ks)),"
+        " str(jax.make_jaxpr(jnp.array_equal)(ks, ks)), err(lambda: ks == ks[1]), err(lambda: ks != k),"
+        " err(lambda: jax.jit(lambda a, b: a == b)(ks, ks[::-1])), err(lambda: jax.vmap(lambda a: a != ks[0])(ks)),"
+        " err(lambda: jnp.array_equal(ks, ks)), err(lambda: jnp.where(ks == k, ks, ks[::-1]))]",
+    ),
+    (
+        "key_tracer_sizes_and_vmap_outputs",
+        _KEYS
+        + "out = [err(lambda: jax.jit(lambda a: a.itemsize)(ks)), err(lambda: jax.jit(lambda a: a.nbytes)(ks)),"
+        " str(jax.make_jaxpr(lambda a: a.itemsize)(ks)), err(lambda: jax.vmap(lambda a: format(a, ''))(ks)),"
+        " err(lambda: jax.vmap(lambda x: 'a')(jnp.ones(2))), err(lambda: jnp.ones(3).mT),"
+        " err(lambda: jax.vmap(lambda a: a.mT)(jnp.ones((2, 3))))]",
+    ),
+]
