@@ -182,7 +182,7 @@ class JVPTracer(PrimalTracer):
         tangent = self.tangent
         if type(tangent) is Zero:
             tangent = f"Zero({tangent.aval.str_short()})"
-        return f"JVPTracer(primal={self.primal}, tangent={tangent})"
+        return f"JVPTracer(primal={self.primal!s}, tangent={tangent!s})"
 
     def full_lower(self) -> Value:
         if type(self.tangent) is Zero:
@@ -198,7 +198,7 @@ class LinearizeTracer(JVPTracer):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"GradTracer(primal={self.primal}, typeof(tangent)={tangent_aval(self.aval).str_short()})"
+        return f"GradTracer(primal={self.primal!s}, typeof(tangent)={tangent_aval(self.aval).str_short()})"
 
 
 class JVPTrace(Trace):

@@ -782,7 +782,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self) -> str:
         placed = "" if self.sharding is None else f", sharding={self.sharding}"
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{placed})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{placed}{weak})"
 
     @classmethod
     def like(cls, x: Value) -> "ShapeDtypeStruct":

@@ -46,7 +46,7 @@ class TapeTracer(ad.PrimalTracer):
         return self if self.node is not None else core.full_lower(self.primal)
 
     def __repr__(self):  # what JAX prints for a value under grad
-        return f"GradTracer(primal={self.primal}, typeof(tangent)={ad.tangent_aval(self.aval).str_short()})"
+        return f"GradTracer(primal={self.primal!s}, typeof(tangent)={ad.tangent_aval(self.aval).str_short()})"
 
 
 class Linearized:

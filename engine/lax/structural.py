@@ -574,8 +574,17 @@ batching.batch_rules[select_n_p] = _select_n_batch
 iota_p = Primitive("iota")
 
 
+def check_iota_dtype(dtype) -> None:
+    if dtype_kind(np.dtype(dtype)) not in "iufc":
+        raise TypeError(
+            f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are subtypes of integer, "
+            "floating, complexfloating."
+        )
+
+
 @iota_p.def_impl
 def _iota_impl(*, dtype, shape, dimension, sharding=None):
+    check_iota_dtype(dtype)  # (eager evaluation skips abstract evaluation)
     ramp = np.arange(shape[dimension], dtype=dtype).reshape(
         [s if i == dimension else 1 for i, s in enumerate(shape)]
     )
@@ -586,11 +595,7 @@ def _iota_impl(*, dtype, shape, dimension, sharding=None):
 def _iota_abstract(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be in range [0, {len(shape)}), got {dimension}")
-    if dtype_kind(np.dtype(dtype)) not in "iufc":
-        raise TypeError(
-            f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are subtypes of integer, "
-            "floating, complexfloating."
-        )
+    check_iota_dtype(dtype)
     return ShapedArray(shape, dtype, False)
 
 

@@ -29,6 +29,7 @@ from ..sharded_types import typed_layout
 from ..sharding import reshard
 from ..parallel.result_shardings import laid_out_like
 from ._staged import staged_as_jit
+from ..lax.structural import check_iota_dtype
 from ._casting import warn_complex_to_real
 from ._shape import stack
 from ..narrow_dtypes import kind as dtype_kind
@@ -406,6 +407,7 @@ def _arange(start, stop, step, dtype, out_sharding=None):
         if lo == 0:
             return iota(dtype, size)
         return lax.add(_as_dtype(lo, dtype), iota(dtype, size))
+    check_iota_dtype(dtype)  # (JAX's arange is an iota: bools are refused)
     out = Array(
         np.arange(
             *[v for v in vals if v is not None] if stop is not None or step is not None else [vals[0]]
@@ -774,6 +776,7 @@ def indices(dimensions, dtype=None, sparse: bool = False):
     Array([[0, 1, 2]], dtype=int32)
     """
     d = _default_dtype(dtype, "indices", int)
+    check_iota_dtype(d)
     dimensions = tuple(int(x) for x in dimensions)
     if core.staging_anywhere[0] and core._state.dynamic is not None:  # staged: JAX's iotas
         grids = []

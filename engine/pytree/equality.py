@@ -46,6 +46,8 @@ def node(td: Any) -> Node:
     if found is None:
         return Node(_Leaf)
     typ, data = found
+    if typ is dict:  # (the metadata JAX's flatten_one_level gives: the keys as a tuple)
+        data = tuple(data)
     kids = [node(c) for c in td.children()]
     if issubclass(typ, dict):
         keys: list[Any] = [DictKey(k) for k in (data[1] if typ is collections.defaultdict else data)]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 
+from ..class_paths import jax_class_path
 from .registration import register_pytree_node
 
 
+@jax_class_path("jax.tree_util.Partial")
 class Partial(functools.partial):
     """A functools.partial that is a pytree: its bound arguments are children,
     the wrapped function is static (part of the treedef).

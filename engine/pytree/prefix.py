@@ -3,6 +3,8 @@ that name the key path of the first difference."""
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 from typing import Any, Callable
 
 from .flatten import tree_flatten, tree_leaves, tree_structure
@@ -26,10 +28,51 @@ from .treedef import (
 
 
 class _Mismatch(Exception):
-    def __init__(self, msg):
+    """Where a tree parts from a structure: ``jax``, JAX's words for it (its C++ flatten-up-to's);
+    ``msg``, the engine's, which ``path`` (reversed keys) locates."""
+
+    def __init__(self, msg, jax):
         super().__init__(msg)
-        self.msg = msg
+        self.msg, self.jax = msg, jax
         self.path: list = []
+
+
+_NONE_PREFIX_NOTE = (
+    "\n\nIn previous releases of JAX, flatten-up-to used to consider None to be a tree-prefix of "
+    "non-None values. To obtain the previous behavior, you can usually write:\n"
+    "  jax.tree.map(lambda x, y: None if x is None else f(x, y), a, b, is_leaf=lambda x: x is None)"
+)
+
+
+def _registry_type(td: PyTreeDef) -> type:
+    """The node type of a custom node, as JAX sees them (OrderedDict and defaultdict are custom)."""
+    if td._kind == _ORDEREDDICT:
+        return collections.OrderedDict
+    if td._kind == _DEFAULTDICT:
+        return collections.defaultdict
+    return td._type.type
+
+
+def _is_dataclass_node(td: PyTreeDef) -> bool:
+    return td._kind == _CUSTOM and dataclasses.is_dataclass(td._type.type)
+
+
+def _node_data(x: Any, k: int) -> Any:
+    """The node data JAX keeps for an OrderedDict (its keys) or a defaultdict (factory, keys)."""
+    return tuple(x) if k == _ORDEREDDICT else (x.default_factory, _sorted_keys(x))
+
+
+def _jax_kind_mismatch(td: PyTreeDef, x: Any) -> str:
+    k = td._kind
+    if k == _TUPLE or k == _LIST or k == _DICT:
+        return f"Expected {_KIND_NAMES[k]}, got {x!r}."
+    if k == _NAMEDTUPLE:
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return f"Named tuple type mismatch: expected type: {td._type!r}, tuple: {x!r}."
+        return f"Expected named tuple, got {x!r}."
+    t = _registry_type(td)
+    what = "Custom dataclass node" if _is_dataclass_node(td) else "Custom node"
+    return f"{what} type mismatch: expected type: {t!r}, value: {x!r}."
 
 
 _KIND_NAMES = {
@@ -91,37 +134,59 @@ def _flatten_up_to(td: PyTreeDef, x: Any, out: list) -> None:
         xk = _classify(t)
     if k == _NONE:
         if x is not None:
-            raise _Mismatch(f"expected None, got {type(x).__name__} {_short(x)}")
+            raise _Mismatch(
+                f"expected None, got {type(x).__name__} {_short(x)}",
+                f"Expected None, got {x!r}.{_NONE_PREFIX_NOTE}",
+            )
         return
     if xk != k or (k == _NAMEDTUPLE and t is not td._type) or (k == _CUSTOM and _registry[t] is not td._type):
-        raise _Mismatch(f"expected {_node_desc(td)}, got {type(x).__name__} {_short(x)}")
+        raise _Mismatch(
+            f"expected {_node_desc(td)}, got {type(x).__name__} {_short(x)}", _jax_kind_mismatch(td, x)
+        )
     if k == _TUPLE or k == _LIST or k == _NAMEDTUPLE:
         children = x
         if len(x) != len(td._children):
+            what = "Named tuple" if k == _NAMEDTUPLE else _KIND_NAMES[k].capitalize()
             raise _Mismatch(
-                f"expected {_node_desc(td)}, got a {type(x).__name__} of length {len(x)}: {_short(x)}"
+                f"expected {_node_desc(td)}, got a {type(x).__name__} of length {len(x)}: {_short(x)}",
+                f"{what} arity mismatch: {len(x)} != {len(td._children)}; "
+                f"{'list' if k == _LIST else 'tuple'}: {x!r}.",
             )
     elif k == _DICT or k == _ORDEREDDICT or k == _DEFAULTDICT:
         keys = td._data[1] if k == _DEFAULTDICT else td._data
         xkeys = _sorted_keys(x) if k != _ORDEREDDICT else tuple(x)
         if xkeys != keys:
+            # (JAX's OrderedDict and defaultdict are custom nodes: their keys are node data)
+            jax = (
+                f"Dict key mismatch; expected keys: {list(keys)!r}; present keys: {list(xkeys)!r}."
+                if k == _DICT
+                else f"Mismatch custom node data: {td._data!r} != {_node_data(x, k)!r}; value: {x!r}."
+            )
             if set(xkeys) == set(keys) and k == _ORDEREDDICT:
                 raise _Mismatch(
-                    f"OrderedDict key order differs: expected {list(keys)!r}, got {list(xkeys)!r}"
+                    f"OrderedDict key order differs: expected {list(keys)!r}, got {list(xkeys)!r}", jax
                 )
-            raise _Mismatch(f"dict key mismatch: expected keys {list(keys)!r}, got {list(xkeys)!r}")
+            raise _Mismatch(f"dict key mismatch: expected keys {list(keys)!r}, got {list(xkeys)!r}", jax)
+        if k == _DEFAULTDICT and x.default_factory != td._data[0]:
+            raise _Mismatch(
+                f"defaultdict default_factory mismatch: expected {td._data[0]!r}, got {x.default_factory!r}",
+                f"Mismatch custom node data: {td._data!r} != {_node_data(x, k)!r}; value: {x!r}.",
+            )
         children = [x[key] for key in keys]
     else:
         children, aux = td._type.flatten(x)
         children = list(children)
         if aux != td._data:
+            what = "custom dataclass node" if _is_dataclass_node(td) else "custom node"
             raise _Mismatch(
-                f"{t.__name__} node data mismatch: expected {_short(td._data)}, got {_short(aux)}"
+                f"{t.__name__} node data mismatch: expected {_short(td._data)}, got {_short(aux)}",
+                f"Mismatch {what} data: {td._data!r} != {aux!r}; value: {x!r}.",
             )
         if len(children) != len(td._children):
             raise _Mismatch(
                 f"{t.__name__} node arity mismatch: expected {len(td._children)} "
-                f"children, got {len(children)}"
+                f"children, got {len(children)}",
+                f"Custom type arity mismatch: {len(children)} != {len(td._children)}; value: {x!r}.",
             )
     for i, (c, ctd) in enumerate(zip(children, td._children)):
         try:

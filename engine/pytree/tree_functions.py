@@ -45,7 +45,7 @@ def tree_map(
         except _Mismatch as e:
             # (JAX's words for where the trees part; the engine's own if JAX's finds nothing)
             raise prefix_error("tree_map tree", tree, r, is_leaf) or ValueError(
-                f"tree_map: argument {i + 1} does not match the structure of the first tree, "
+                f"{e.jax}\n  tree_map: argument {i + 1} does not match the structure of the first tree, "
                 f"at {_path_str(e.path)}: {e.msg}."
             ) from None
         all_leaves.append(out)
@@ -172,8 +172,8 @@ def tree_map_with_path(
             _flatten_up_to(treedef, r, out)
         except _Mismatch as e:
             raise prefix_error("tree_map_with_path tree", tree, r, is_leaf) or ValueError(
-                f"tree_map_with_path: argument {i + 1} does not match the structure of the first "
-                f"tree, at {_path_str(e.path)}: {e.msg}."
+                f"{e.jax}\n  tree_map_with_path: argument {i + 1} does not match the structure of the "
+                f"first tree, at {_path_str(e.path)}: {e.msg}."
             ) from None
         all_leaves.append(out)
     return treedef.unflatten([f(p, *xs) for (p, _), xs in zip(pairs, zip(*all_leaves))])

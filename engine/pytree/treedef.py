@@ -71,6 +71,8 @@ class PyTreeDef:
         """``(node type, node data)`` of the root node, or None for a leaf."""
         if self._kind == _LEAF:
             return None
+        if self._kind == _DICT:  # (JAX gives a dict's sorted keys as a list)
+            return (self.node_type, list(self._data))
         return (self.node_type, self._data)
 
     @property
@@ -137,8 +139,9 @@ class PyTreeDef:
         try:
             _flatten_up_to(self, tree, out)
         except _Mismatch as e:
+            # (JAX's words first; then where, and the two structures)
             raise ValueError(
-                f"Tree structure mismatch at {_path_str(e.path)}: {e.msg}.\n"
+                f"{e.jax}\n  Tree structure mismatch at {_path_str(e.path)}: {e.msg}.\n"
                 f"  expected structure: {self!r}\n"
                 f"  got a value of structure: {tree_structure(tree)!r}"
             ) from None

@@ -10,7 +10,12 @@ void dtype; ``==`` and ``!=`` on keys were refused (JAX compares all their words
 out-of-bounds key index raised where JAX clamps; tracers' ``itemsize``/``nbytes`` of keys failed;
 and the reductions, ``unique``, ``nonzero``, ``argmax`` and promotion with a number gave numpy's
 errors or values. Also: vmap's refusal of an output of no JAX type, and matrix_transpose's of a
-1-d array, in JAX's words. Registered in snippets.py."""
+1-d array, in JAX's words. A fuzz of printing and of the tree utilities found tracers under grad and
+jvp printing their primal's Python float (``0.3333333432674408``) where JAX prints the array's
+``str`` (``0.33333334``), ShapeDtypeStruct's repr without ``weak_type=True``, ``jnp.arange`` and
+``lax.iota`` of bools computing where JAX's iota refuses them, ``flatten_up_to`` refusing a tree in
+the engine's words only (JAX's now come first), a dict's ``node_data`` keys a tuple (JAX's: a
+list), and ``Partial`` printing its engine class. Registered in snippets.py."""
 
 _KEYS = (
     "k = jax.random.key(3)\n"
@@ -70,5 +75,39 @@ FUZZ11 = [
         " str(jax.make_jaxpr(lambda a: a.itemsize)(ks)), err(lambda: jax.vmap(lambda a: format(a, ''))(ks)),"
         " err(lambda: jax.vmap(lambda x: 'a')(jnp.ones(2))), err(lambda: jnp.ones(3).mT),"
         " err(lambda: jax.vmap(lambda a: a.mT)(jnp.ones((2, 3))))]",
+    ),
+    (
+        "tracer_reprs_and_shape_structs",
+        "x = jnp.float32(1) / 3\n"
+        "seen = []\n"
+        "jax.grad(lambda v: (seen.append(repr(v)), v * 2)[1])(x)\n"
+        "jax.jvp(lambda v: (seen.append(repr(v)), v * 2)[1], (x,), (x,))\n"
+        "jax.grad(jax.grad(lambda v: (seen.append(repr(v)), v ** 3)[1]))(x)\n"
+        "jax.grad(lambda v: (seen.append(repr(v)), v * 2)[1])(jnp.bfloat16(1) / 3)\n"
+        "out = seen + [repr(jax.eval_shape(lambda: jnp.asarray(2.5))), repr(jax.eval_shape(lambda v: v * 2, 1.0)),"
+        " repr(jax.ShapeDtypeStruct((2,), jnp.int32)), repr(jax.ShapeDtypeStruct((), jnp.float32, weak_type=True))]",
+    ),
+    (
+        "iota_refuses_bools",
+        _KEYS
+        + "out = [err(lambda: jnp.arange(3, dtype=bool)), err(lambda: jnp.arange(True)), err(lambda: lax.iota(bool, 2)),"
+        " err(lambda: jnp.indices((2,), dtype=bool)), err(lambda: jnp.arange(0.0, 1.0, 0.5, dtype=bool)),"
+        " err(lambda: jax.jit(lambda: jnp.arange(2, dtype=bool))())]",
+    ),
+    (
+        "flatten_up_to_in_jax_words",
+        "from collections import namedtuple, OrderedDict, defaultdict\n"
+        "Pt = namedtuple('Pt', ['x', 'y']); Qt = namedtuple('Qt', ['x', 'y'])\n"
+        "def first(a, b):\n"
+        "    try:\n"
+        "        return repr(jax.tree.structure(a).flatten_up_to(b))\n"
+        "    except ValueError as e:\n"
+        "        return str(e).splitlines()[0]\n"
+        "cases = [([0, 0], (1, 2)), ([0, 0], [1]), ((0, 0), [1, 2]), ((0, 0), (1,)), ({'a': 0}, {'b': 1}), ({'a': 0}, [1]),"
+        " (Pt(0, 0), (1, 2)), (Pt(0, 0), Qt(1, 2)), (None, 1), (OrderedDict(a=0), {'a': 1}), ({'a': 0}, OrderedDict(a=1)),"
+        " (OrderedDict(a=0, b=0), OrderedDict(b=1, a=2)), (defaultdict(list, a=0), defaultdict(int, a=0)),"
+        " ((0, [0]), (1, 2)), ({'a': [0, 0]}, {'a': [1]}), (jax.tree_util.Partial(jnp.add, 0.), [1])]\n"
+        "out = [first(a, b) for a, b in cases] + [repr(jax.tree.structure({'b': 1, 'a': 2}).node_data()),"
+        " repr(jax.tree.structure(jax.tree_util.Partial(jnp.add, 1.0)).node_data()[0]), repr(jax.tree_util.Partial)]",
     ),
 ]
