@@ -435,10 +435,12 @@ def _apply_combiner(update_jaxpr, out, where, vals):
     ``r``-th update, all at distinct elements, so one batched call of ``f`` serves the round."""
     from ..api import vmap
 
+    out = np.ascontiguousarray(out)  # (so that its flat view below writes into it)
+    where = np.broadcast_arrays(*where)  # (a window's index parts broadcast against each other)
     flat = (
         np.ravel_multi_index(tuple(np.ravel(w) for w in where), out.shape) if out.ndim else np.zeros(0, int)
     )
-    vals = np.ravel(vals)
+    vals = np.ravel(np.broadcast_to(vals, where[0].shape) if out.ndim else vals)
     order = np.argsort(flat, kind="stable")
     first = np.r_[0, np.flatnonzero(np.diff(flat[order])) + 1] if flat.size else np.zeros(0, int)
     rank = np.empty(flat.size, int)

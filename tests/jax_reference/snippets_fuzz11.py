@@ -15,7 +15,9 @@ jvp printing their primal's Python float (``0.3333333432674408``) where JAX prin
 ``str`` (``0.33333334``), ShapeDtypeStruct's repr without ``weak_type=True``, ``jnp.arange`` and
 ``lax.iota`` of bools computing where JAX's iota refuses them, ``flatten_up_to`` refusing a tree in
 the engine's words only (JAX's now come first), a dict's ``node_data`` keys a tuple (JAX's: a
-list), and ``Partial`` printing its engine class. Registered in snippets.py."""
+list), and ``Partial`` printing its engine class. A fuzz of indexing (random index expressions read
+and updated, under jit, grad and vmap) found ``.at[...].apply`` failing eagerly wherever the index
+selects whole windows (slices, Ellipsis, None, a batch under vmap). Registered in snippets.py."""
 
 _KEYS = (
     "k = jax.random.key(3)\n"
@@ -109,5 +111,12 @@ FUZZ11 = [
         " ((0, [0]), (1, 2)), ({'a': [0, 0]}, {'a': [1]}), (jax.tree_util.Partial(jnp.add, 0.), [1])]\n"
         "out = [first(a, b) for a, b in cases] + [repr(jax.tree.structure({'b': 1, 'a': 2}).node_data()),"
         " repr(jax.tree.structure(jax.tree_util.Partial(jnp.add, 1.0)).node_data()[0]), repr(jax.tree_util.Partial)]",
+    ),
+    (
+        "at_apply_over_windows",
+        "x = jnp.sin(jnp.arange(12, dtype=jnp.float32) * 1.3 + 0.2).reshape(4, 3)\n"
+        "out = [x.at[::-1, ...].apply(jnp.sin), x.at[jnp.array([1, 1]), ::2].apply(jnp.cos), x.at[None].apply(jnp.sin),"
+        " jax.vmap(lambda v: v.at[1].apply(jnp.sin))(jnp.stack([x, x * 2])),"
+        " jax.vmap(lambda i: x.at[..., i].apply(jnp.exp))(jnp.array([0, 2])), jax.jit(lambda v: v.at[:, 1:].apply(jnp.tanh))(x)]",
     ),
 ]
