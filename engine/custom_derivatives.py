@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import inspect as _pyinspect
-import weakref
 
 import numpy as np
 
@@ -229,15 +228,16 @@ class custom_jvp(_Wrapping):
         return jvp
 
     def defjvps(self, *jvps):
+        """One JVP rule per argument (None: no dependence); the tangent is their sum (``add_any``,
+        as JAX sums tangents)."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
         def jvp(primals, tangents):
             out = self(*primals)
-            acc = None
-            for fn, t in zip(jvps, tangents):
-                if fn is None:
-                    continue
-                contrib = fn(t, out, *primals)
-                acc = contrib if acc is None else acc + contrib
-            return out, acc
+            zeros = tree_map(lambda x: ad.Zero(ad.tangent_aval(core.get_aval(x))), out)
+            contribs = [fn(t, out, *primals) if fn is not None else zeros for fn, t in zip(jvps, tangents)]
+            return out, tree_map(lambda _, x, *xs: functools.reduce(ad.add_tangents, xs, x), out, *contribs)
 
         self.jvp = jvp
 
@@ -381,9 +381,12 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp_jaxpr_fun, 
         # (the primals come as the call's operands do, their tangents alike; an operand with its
         # unbatched shape is unmapped)
         cs = [] if consts is None else list(consts)
-        args = [*cs, *ps, *ts]
-        avals = [*const_avals[: len(cs)], *in_avals, *in_avals]
-        dims_ = [*const_dims[: len(cs)], *arg_dims, *arg_dims]
+        # (symbolic zero tangents, which a rule with symbolic_zeros sees, stay out of the batched
+        # call: the rule gets zeros of the unbatched type)
+        live = [i for i, t in enumerate(ts) if type(t) is not ad.Zero]
+        args = [*cs, *ps, *[ts[i] for i in live]]
+        avals = [*const_avals[: len(cs)], *in_avals, *[in_avals[i] for i in live]]
+        dims_ = [*const_dims[: len(cs)], *arg_dims, *[arg_dims[i] for i in live]]
         in_dims = [
             None if d is batching.not_mapped or core.get_aval(x).shape == a.shape else d
             for x, a, d in zip(args, avals, dims_)
@@ -391,7 +394,9 @@ def _custom_jvp_call_batch(axis_size, vals, dims, *, call_jaxpr, jvp_jaxpr_fun, 
 
         def both(*cpt):
             c, pt = cpt[: len(cs)], cpt[len(cs) :]
-            o, t = jvp_jaxpr_fun(list(pt[:n]), list(pt[n:]), consts=list(c) if consts is not None else None)
+            given = dict(zip(live, pt[n:]))
+            t_in = [given[i] if i in given else ad.Zero(in_avals[i]) for i in range(n)]
+            o, t = jvp_jaxpr_fun(list(pt[:n]), t_in, consts=list(c) if consts is not None else None)
             return [*o, *[ad.instantiate_zeros(x) if type(x) is ad.Zero else x for x in t]]
 
         outs = batching.vmap_flat(both, axis_size, None, in_dims, args, lambda k: [*out_dims, *out_dims])
@@ -423,27 +428,6 @@ def _custom_jvp_call_retraced(eqn):
     return eqn._replace(params=dict(eqn.params, jvp_jaxpr_fun=lifted, num_consts=0))
 
 
-_dced_call_jaxprs: "weakref.WeakKeyDictionary[ClosedJaxpr, ClosedJaxpr]" = weakref.WeakKeyDictionary()
-
-
-def _custom_jvp_call_dce(eqn, used_outputs):
-    """A kept call's function is DCE'd (JAX's rule), as a new jaxpr memoized per function (its jits
-    DCE'd in turn); its inputs all stay (the rule may read them). JAX DCEs only where it linearizes
-    a jit directly (a split inside a custom_jvp rule keeps the function whole, see
-    jit_primitive._split_for_partial_eval). Approximation: a call with an unused output is left
-    whole (JAX drops it, rewrapping the rule)."""
-    if not all(used_outputs):
-        return eqn
-    closed = eqn.params["call_jaxpr"]
-    dced = _dced_call_jaxprs.get(closed)
-    if dced is None:
-        body = ir.dce_jaxpr(closed.jaxpr)
-        dced = ClosedJaxpr(body, closed.consts)
-        _dced_call_jaxprs[closed] = dced
-    return eqn._replace(params=dict(eqn.params, call_jaxpr=dced))
-
-
-ir.dce_rules[custom_jvp_call_p] = _custom_jvp_call_dce
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 ad.known_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_retraced
 batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
@@ -520,7 +504,12 @@ class custom_vjp(_Wrapping):
         _wrap(self, fun, nondiff_argnums)
         self.fwd = self.bwd = None
 
-    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """Set the forward and backward rules. ``optimize_remat`` (JAX's experimental flag for an
+        opaque ``fwd`` under ``remat``) is accepted: the values are the same; JAX's jaxprs show
+        the forward rule as a ``remat_opt`` equation, the engine's as ``custom_vjp_call``."""
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError("remat optimization for custom_vjp does not support symbolic zeros")
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
@@ -790,3 +779,4 @@ from .symbolic_zeros import (  # noqa: E402,F401  (jax.custom_derivatives)
     zero_from_primal,
 )
 from . import custom_jvp_split  # noqa: E402, F401  (its partial_eval_jaxpr row)
+from . import custom_jvp_dce  # noqa: E402, F401  (its DCE row)

@@ -322,7 +322,12 @@ def _jit_transpose(
         ]
         all_ct = [next(ct) if z is None else ad.Zero(z) for z in zero_avals]
         outs = ad.backward_pass(jaxpr.jaxpr, [*jaxpr.consts, *full], all_ct)
-        return [ad.instantiate_zeros(o) for o in outs]
+        # (a cotangent that stays a symbolic zero is no output: JAX's accumulator that nothing
+        # reached flattens to no leaf, and the caller gets the zero outside the jit)
+        zero_outs[:] = [type(o) is ad.Zero for o in outs]
+        return [o for o in outs if type(o) is not ad.Zero]
+
+    zero_outs: list[bool] = []
 
     key = (
         tuple(undef),
@@ -335,18 +340,20 @@ def _jit_transpose(
     cached = _linearized_cache(_transposed_jaxprs, jaxpr).get(key)
     if cached is None:
         with _in_rule_body():
-            cached = _hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals]))
+            cached = (*_hoist_tracer_consts(trace_to_jaxpr(f, [*defined_avals, *ct_avals])), zero_outs)
         if not cached[1]:
             _transposed_jaxprs[jaxpr][key] = cached
-    closed, hoisted = cached
+    closed, hoisted, zero_outs = cached
     _note_rule_body(closed, jaxpr, "transpose")
     defined_vals = [a for a, u in zip(projected, undef) if not u]
     # (a cotangent is laid out as its primal: JAX's transpose)
     defined, nonzero = [not u for u in undef], [z is None for z in zero_avals]
-    sh = carried(specified_shardings(params), [len(hoisted), (0, defined), (1, nonzero)], [(0, undef)])
+    zeros_at = iter(zero_outs)
+    given = [u and not next(zeros_at) for u in undef]
+    sh = carried(specified_shardings(params), [len(hoisted), (0, defined), (1, nonzero)], [(0, given)])
     outs = jit_p.bind(*hoisted, *defined_vals, *cts, **with_body({"name": name, **params}, closed, None, sh))
-    it = iter(outs)
-    return [next(it) if u else None for u in undef]
+    it, zeros = iter(outs), iter(zero_outs)
+    return [(ad.Zero(a.aval) if next(zeros) else next(it)) if u else None for a, u in zip(args, undef)]
 
 
 def _jit_batch(

@@ -46,19 +46,6 @@ def _dot_general(a, b, dn, preferred_element_type=None, out_sharding=None, preci
     )
 
 
-def _promote_pair(name, a, b, preferred_element_type):
-    check_arraylike(name, a, b)
-    a, b = promote_dtypes(a, b)
-    if a.dtype == np.bool_ and preferred_element_type is None:
-        # Boolean products: any(a and b), computed in int32 and compared.
-        return convert(a, np.dtype("int32")), convert(b, np.dtype("int32")), True
-    return a, b, False
-
-
-def _to_bool_if(out, was_bool):
-    return lax.ne(out, lax.full_like(out, 0)) if was_bool else out
-
-
 def _operands(name, a, b, preferred_element_type):
     """JAX's dot / matmul: the operands as they are (dot_general takes mixed dtypes, int8 x float32
     or bool x bool), accumulated in and recorded as preferred their result type unless told
@@ -225,16 +212,17 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
-    """Contraction of the last axes of ``a`` and ``b``."""
-    a, b, was_bool = _promote_pair("inner", a, b, preferred_element_type)
+    """Contraction of the last axes of ``a`` and ``b`` (JAX's: a tensordot; a product of scalars)."""
+    check_arraylike("inner", a, b)
+    a, b = as_operand(a), as_operand(b)
     if a.ndim == 0 or b.ndim == 0:
         from ._ufuncs import multiply
 
-        return _to_bool_if(multiply(a, b), was_bool)
-    out = _dot_general(
-        a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), preferred_element_type, precision=precision
-    )
-    return _to_bool_if(out, was_bool)
+        if preferred_element_type is not None:
+            pet = _pet(preferred_element_type)
+            a, b = convert(a, pet), convert(b, pet)
+        return multiply(a, b)
+    return tensordot(a, b, (-1, -1), precision=precision, preferred_element_type=preferred_element_type)
 
 
 def outer(a, b, out=None):
@@ -246,6 +234,8 @@ def outer(a, b, out=None):
     from ._shape import ravel
     from ._ufuncs import multiply
 
+    check_arraylike("outer", a, b)
+    a, b = promote_dtypes(a, b)  # (before the broadcasts, as JAX's)
     a, b = ravel(a), ravel(b)
     return multiply(lax.expand_dims(a, (1,)), lax.expand_dims(b, (0,)))
 
@@ -253,7 +243,7 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Contract ``axes`` (an int: last N of ``a`` with first N of ``b``; or two axis lists);
     ``out_sharding`` lays the result out (the ``dot_general`` carries it, as JAX's)."""
-    a, b, was_bool = _promote_pair("tensordot", a, b, preferred_element_type)
+    a, b, pet, weak = _operands("tensordot", a, b, preferred_element_type)
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n > min(a.ndim, b.ndim):
@@ -269,8 +259,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
             raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
         ca = tuple(canonicalize_axis(i, a.ndim) for i in xa)
         cb = tuple(canonicalize_axis(i, b.ndim) for i in xb)
-    out = _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type, out_sharding, precision)
-    return _to_bool_if(out, was_bool)
+    out = _dot_general(a, b, ((ca, cb), ((), ())), pet, out_sharding, precision)
+    return convert(out, pet, weak)  # (JAX's _convert_element_type of the result: weak as the join)
 
 
 @staged_as_jit
@@ -386,7 +376,14 @@ def _einsum_sublists(operands):
     return spec, ops
 
 
-def _sum_repeats(x, labels: str, keep: set):
+def _einsum_sum(x, axes, preferred):
+    """JAX's einsum sum: in the result type where the operand's is narrower, bools or-ed."""
+    if promote_types_weak([dtype_and_weak(x), (preferred, False)])[0] != x.dtype:
+        x = convert(x, preferred)
+    return lax.reduce_or(x, axes) if x.dtype == np.bool_ else lax.reduce_sum(x, axes)
+
+
+def _sum_repeats(x, labels: str, keep: set, preferred):
     """Repeated labels in one operand (``'ii'``), as JAX contracts them: mask with the Kronecker
     delta over their axes, then sum all of them (or all but the last, if the label is kept)."""
     counts: dict = {}
@@ -405,19 +402,19 @@ def _sum_repeats(x, labels: str, keep: set):
             eye = lax.broadcast_in_dim(eye, x.shape, tuple(axes))
         x = lax.select(eye, x, lax.full_like(x, 0))
         if c not in keep:
-            x = lax.reduce_sum(x, tuple(axes))
+            x = _einsum_sum(x, tuple(axes), preferred)
             labels = labels.replace(c, "")
         else:
-            x = lax.reduce_sum(x, tuple(axes[:-1]))
+            x = _einsum_sum(x, tuple(axes[:-1]), preferred)
             labels = labels.replace(c, "", count - 1)
     return x, labels
 
 
-def _sum_labels(x, labels: str, names):
+def _sum_labels(x, labels: str, names, preferred):
     """Sum out the axes labelled ``names`` (in that order)."""
     if not names:
         return x, labels
-    x = lax.reduce_sum(x, tuple(labels.index(c) for c in names))
+    x = _einsum_sum(x, tuple(labels.index(c) for c in names), preferred)
     return x, "".join(c for c in labels if c not in names)
 
 
@@ -450,10 +447,10 @@ def _contract_pair(
     a, la = _drop_singletons(a, la, b.shape, lb)
     b, lb = _drop_singletons(b, lb, a.shape, la)
     counts_a, counts_b = {c: la.count(c) for c in la}, {c: lb.count(c) for c in lb}
-    a, la = _sum_labels(a, la, [c for c in removed if counts_a.get(c) == 1 and c not in counts_b])
-    b, lb = _sum_labels(b, lb, [c for c in removed if counts_b.get(c) == 1 and c not in counts_a])
-    a, la = _sum_repeats(a, la, set(result + lb))
-    b, lb = _sum_repeats(b, lb, set(result + la))
+    a, la = _sum_labels(a, la, [c for c in removed if counts_a.get(c) == 1 and c not in counts_b], preferred)
+    b, lb = _sum_labels(b, lb, [c for c in removed if counts_b.get(c) == 1 and c not in counts_a], preferred)
+    a, la = _sum_repeats(a, la, set(result + lb), preferred)
+    b, lb = _sum_repeats(b, lb, set(result + la), preferred)
     contract = [c for c in removed if c in la or c in lb]
     batch = [c for c in result if c in la and c in lb]
     gone = set(batch) | set(contract)
@@ -467,7 +464,7 @@ def _contract_pair(
             a,
             ((cont_b, cont_a), (batch_b, batch_a)),
             precision=precision,
-            preferred_element_type=a.dtype if preferred is None else preferred,
+            preferred_element_type=preferred,
             out_sharding=_by_labels(laid_out, names),
         ), names
     names = "".join(batch) + rest_a + rest_b
@@ -476,7 +473,7 @@ def _contract_pair(
         b,
         ((cont_a, cont_b), (batch_a, batch_b)),
         precision=precision,
-        preferred_element_type=a.dtype if preferred is None else preferred,
+        preferred_element_type=preferred,
         out_sharding=_by_labels(laid_out, names),
     ), names
 
@@ -512,14 +509,14 @@ def einsum(
     if not isinstance(subscripts, str):
         subscripts, operands = _einsum_sublists((subscripts,) + operands)
     check_arraylike("einsum", *operands)
-    ops = promote_dtypes(*operands)
-    # a preferred type goes to each dot_general (as JAX's: the operands keep theirs); sums convert first
-    preferred = None
-    if preferred_element_type is not None:
-        preferred = core.canonical_dtype(to_dtype(preferred_element_type))
-    was_bool = ops[0].dtype == np.bool_
-    if was_bool:
-        ops = [convert(o, np.dtype("int32")) for o in ops]
+    ops = list(typed_as_primals(tuple(as_operand(o) for o in operands)))  # (jitted in JAX)
+    # As JAX's: the operands keep their dtypes; the result type (the join, or the preferred type)
+    # goes to each dot_general, sums convert to it first, and the result is converted to it.
+    if preferred_element_type is None:
+        preferred, weak = promote_types_weak(dtype_and_weak(o) for o in ops)
+        preferred = core.canonical_dtype(preferred)
+    else:
+        preferred, weak = _pet(preferred_element_type), False
     _parse_einsum(subscripts, [o.shape for o in ops])  # (the engine's errors for a bad spec)
     path = "optimal" if optimize is True else _InOrder() if optimize is False else optimize
     # (the path is chosen on sizes; a symbolic size stands in as 8 for that, as in JAX)
@@ -544,10 +541,8 @@ def einsum(
         in_labels = ins.split(",")
         if len(indices) == 1:
             x, lx = terms.pop(indices[0]), in_labels[0]
-            if preferred is not None and np.result_type(x.dtype, preferred) != x.dtype:
-                x = convert(x, preferred)
-            x, lx = _sum_labels(x, lx, [c for c in removed if lx.count(c) == 1])
-            x, lx = _sum_repeats(x, lx, set(result))
+            x, lx = _sum_labels(x, lx, [c for c in removed if lx.count(c) == 1], preferred)
+            x, lx = _sum_repeats(x, lx, set(result), preferred)
         elif len(indices) == 2:
             a, b = terms.pop(indices[0]), terms.pop(indices[1])
             last = laid_out if k == len(contractions) - 1 else None
@@ -562,12 +557,12 @@ def einsum(
         if lx != result:
             x = lax.transpose(x, tuple(lx.index(c) for c in result))
         terms.append(x)
-    x = terms[0] if preferred is None else convert(terms[0], preferred)
+    x = convert(terms[0], preferred, weak)
     if out_sharding is not None and laid_out is None:
         from ..sharding import reshard
 
         x = reshard(x, out_sharding)
-    return lax.ne(x, lax.full_like(x, 0)) if was_bool else x
+    return x
 
 
 def einsum_path(subscripts, *operands, optimize="auto"):

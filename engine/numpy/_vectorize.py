@@ -35,7 +35,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         static_kwargs = {k: v for k, v in kwargs.items() if k in excluded}
         dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in excluded}
         arg_core_dims = [()] * len(dynamic) if core_dims is None else core_dims
-        loop_shape = _loop_shape(dynamic, arg_core_dims)
+        loop_shape = _loop_shape(dynamic, arg_core_dims, (excluded, signature))
 
         def func(*arrs):
             it = iter(arrs)
@@ -78,9 +78,10 @@ def _parse_gufunc_signature(signature: str) -> list:
     ]
 
 
-def _loop_shape(arrays, core_dims):
+def _loop_shape(arrays, core_dims, called: tuple):
     """The broadcast shape of the operands' loop axes (those before the core ones), with the core
-    dimension sizes checked against each other."""
+    dimension sizes checked against each other (``called``: the excluded set and signature JAX's
+    error names)."""
     if len(arrays) != len(core_dims):
         raise TypeError(f"wrong number of positional arguments: expected {len(core_dims)}, got {len(arrays)}")
     sizes: dict = {}
@@ -93,6 +94,9 @@ def _loop_shape(arrays, core_dims):
         core_shape = x.shape[x.ndim - len(names) :]
         for name, n in zip(names, core_shape):
             if sizes.setdefault(name, n) != n:
-                raise ValueError(f"inconsistent size for core dimension {name!r}: {n} vs {sizes[name]}")
+                raise ValueError(
+                    f"inconsistent size for core dimension {name!r}: {n!r} vs {sizes[name]!r} on "
+                    f"vectorized function with excluded={called[0]!r} and signature={called[1]!r}"
+                )
         loops.append(x.shape[: x.ndim - len(names)])
     return tuple(np.broadcast_shapes(*loops)) if loops else ()

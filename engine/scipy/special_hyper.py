@@ -43,8 +43,8 @@ def _sum_series(first_term, ratio, weight=None, start=1):
         total, k, term = state
         return (k < _MAX_TERMS) & (lax.abs(term) / lax.abs(total) > _eps(term))
 
-    init_total = jnp.ones_like(first_term) if start else jnp.zeros_like(first_term)
-    return lax.while_loop(cond, body, (init_total, 1, first_term))[0]
+    # (a Python int, as JAX's series start: the loop promotes it to the terms' type, strongly)
+    return lax.while_loop(cond, body, (1 if start else 0, 1, first_term))[0]
 
 
 # ---------------------------------------------------------------------------------------------

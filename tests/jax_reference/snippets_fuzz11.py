@@ -17,7 +17,15 @@ jvp printing their primal's Python float (``0.3333333432674408``) where JAX prin
 the engine's words only (JAX's now come first), a dict's ``node_data`` keys a tuple (JAX's: a
 list), and ``Partial`` printing its engine class. A fuzz of indexing (random index expressions read
 and updated, under jit, grad and vmap) found ``.at[...].apply`` failing eagerly wherever the index
-selects whole windows (slices, Ellipsis, None, a batch under vmap). Registered in snippets.py."""
+selects whole windows (slices, Ellipsis, None, a batch under vmap), and under vmap over the indices
+the function not applied at all. A fuzz of custom derivatives found ``defjvps`` summing tangents
+with ``add`` (JAX: ``add_any``), a ``symbolic_zeros`` rule under vmap of grad failing on its zero
+tangents, a ``custom_jvp`` call with an unused output kept whole under grad of jit (JAX drops the
+output, and its work), the transpose of a jit returning instantiated zeros for cotangents that are
+symbolic zeros (JAX returns none: the zero is made outside), and ``defvjp``'s ``optimize_remat``
+refused. A fuzz of products with mixed operand dtypes found einsum, tensordot and inner converting
+their operands where JAX's dot_general takes them as they are (with the result type preferred),
+and outer promoting after its broadcasts. Registered in snippets.py."""
 
 _KEYS = (
     "k = jax.random.key(3)\n"
@@ -118,5 +126,66 @@ FUZZ11 = [
         "out = [x.at[::-1, ...].apply(jnp.sin), x.at[jnp.array([1, 1]), ::2].apply(jnp.cos), x.at[None].apply(jnp.sin),"
         " jax.vmap(lambda v: v.at[1].apply(jnp.sin))(jnp.stack([x, x * 2])),"
         " jax.vmap(lambda i: x.at[..., i].apply(jnp.exp))(jnp.array([0, 2])), jax.jit(lambda v: v.at[:, 1:].apply(jnp.tanh))(x)]",
+    ),
+    (
+        "custom_derivatives_rules",
+        "@jax.custom_jvp\n"
+        "def f(x, y):\n"
+        "    return x * jnp.exp(y)\n"
+        "f.defjvps(lambda dx, ans, x, y: dx * jnp.exp(y), lambda dy, ans, x, y: ans * dy)\n"
+        "@jax.custom_jvp\n"
+        "def g(x, y):\n"
+        "    return x * y\n"
+        "def g_jvp(p, t):\n"
+        "    x, y = p; dx, dy = t\n"
+        "    dx = jnp.zeros_like(x) if type(dx) is jax.custom_derivatives.SymbolicZero else dx\n"
+        "    dy = jnp.zeros_like(y) if type(dy) is jax.custom_derivatives.SymbolicZero else dy\n"
+        "    return g(x, y), dx * y + x * dy\n"
+        "g.defjvp(g_jvp, symbolic_zeros=True)\n"
+        "@jax.custom_jvp\n"
+        "def h(d):\n"
+        "    return {'a': jnp.tanh(d['x']), 'b': d['x'] * d['y']}\n"
+        "@h.defjvp\n"
+        "def h_jvp(p, t):\n"
+        "    (d,), (dd,) = p, t\n"
+        "    out = h(d)\n"
+        "    return out, {'a': (1 - out['a'] ** 2) * dd['x'], 'b': dd['x'] * d['y'] + d['x'] * dd['y']}\n"
+        "@jax.custom_vjp\n"
+        "def k(x, y):\n"
+        "    return x * y\n"
+        "k.defvjp(lambda x, y: (x * y, x), lambda x, g: (None, x * g))\n"
+        "@jax.custom_vjp\n"
+        "def m(x, y):\n"
+        "    return x ** 2 * y\n"
+        "m.defvjp(lambda x, y: (m(x, y), (x, y)), lambda r, g: (2 * r[0] * r[1] * g, r[0] ** 2 * g), optimize_remat=True)\n"
+        "x, y = jnp.float32(0.7), jnp.float32(1.3)\n"
+        "xs, ys = jnp.sin(jnp.arange(1.0, 4.0)), jnp.cos(jnp.arange(1.0, 4.0))\n"
+        "hf = lambda x, y: h({'x': x, 'y': y})['a'] + h({'x': x, 'y': y})['b']\n"
+        "out = [str(jax.make_jaxpr(lambda x, y: jax.jvp(f, (x, y), (jnp.ones_like(x), jnp.zeros_like(y))))(x, y)),"
+        " jax.jacfwd(f)(x, y), jax.grad(lambda x, y: jnp.sum(jax.vmap(g)(x, y)))(xs, ys),"
+        " jax.jit(jax.grad(lambda x, y: jnp.sum(jax.vmap(g)(x, y))))(xs, ys), str(jax.make_jaxpr(jax.grad(jax.jit(hf)))(x, y)),"
+        " jax.grad(jax.jit(hf))(x, y), str(jax.make_jaxpr(jax.grad(jax.jit(k)))(x, y)), jax.grad(jax.jit(k), argnums=(0, 1))(x, y),"
+        " jax.grad(m, argnums=(0, 1))(x, y), jax.jit(jax.vmap(jax.grad(m)))(xs, ys)]",
+    ),
+    (
+        "mixed_dtype_products",
+        "A = jnp.sin(jnp.arange(12.0) * 0.7 + 0.1).reshape(3, 4) * 3\n"
+        "a16, b8 = A.astype(jnp.float16), (jnp.cos(jnp.arange(20.0)).reshape(4, 5) * 2).astype(jnp.int8)\n"
+        "b32, w32 = jnp.cos(jnp.arange(20.0)).reshape(4, 5), A[1]\n"
+        "fs = [lambda a, b: jnp.einsum('ij,jk->ik', a, b), lambda a, b: jnp.einsum('ij,jk->ik', a, b, precision=jax.lax.Precision.HIGHEST),"
+        " lambda a, b: jnp.tensordot(a, b, axes=1), lambda a, b: jnp.inner(a, b.T), lambda a, b: jnp.outer(a[0], b[0]),"
+        " lambda a, b: jnp.einsum('ij,ij->', a[:, :4], b[:3, :4]), lambda a, b: jnp.einsum('ii->i', a[:, :3] > 0),"
+        " lambda a, b: jnp.einsum('ij,jk->ik', a > 0, b > 0), lambda a, b: jnp.tensordot(a > 0, b > 0, axes=1)]\n"
+        "out = [(str(jax.make_jaxpr(f)(a, b)), f(a, b)) for f in fs for a, b in ((a16, b8), (A, b8), (a16, b32))]"
+        " + [str(jax.make_jaxpr(jax.vmap(lambda a, w: jnp.einsum('ij,j->i', a, w)))(jnp.stack([a16, a16]), jnp.stack([w32, w32])))]",
+    ),
+    (
+        "vectorize_core_dimension_error",
+        "def err(f):\n"
+        "    try:\n"
+        "        return repr(f())\n"
+        "    except Exception as e:\n"
+        "        return f'{type(e).__name__}: {e}'\n"
+        "out = [err(lambda: jnp.vecmat(jnp.ones(3), jnp.ones((4, 5)))), err(lambda: jnp.vectorize(jnp.dot, signature='(n),(n)->()')(jnp.ones(2), jnp.ones(3)))]",
     ),
 ]
