@@ -385,10 +385,7 @@ def _shape(x):
 
 def _check_shape(name: str, shape, *param_shapes) -> None:
     if param_shapes:
-        try:
-            b = np.broadcast_shapes(shape, *param_shapes)
-        except ValueError:
-            b = None
+        b = lax.broadcast_shapes(shape, *param_shapes)  # (JAX's error where the shapes do not broadcast)
         if b != tuple(shape):
             raise ValueError(
                 f"{name} parameter shapes must be broadcast-compatible with shape argument, and the "
