@@ -22,13 +22,15 @@ def keep_excess_precision(closed: ClosedJaxpr) -> ClosedJaxpr:
     jaxpr = closed.jaxpr
     made = {v: e for e in jaxpr.eqns for v in e.out_binders}
     eqns: list[JaxprEqn] = []
+    rewrote = False
     for e in jaxpr.eqns:
         src = made.get(e.inputs[0]) if _widens_bfloat16(e) and type(e.inputs[0]) is not Literal else None
         if src is not None and _computes_in_float32(src):
             eqns.extend(_in_float32(src, e.out_binders[0]))
+            rewrote = True
         else:
             eqns.append(e)
-    if len(eqns) == len(jaxpr.eqns) and all(a is b for a, b in zip(eqns, jaxpr.eqns)):
+    if not rewrote:
         return closed
     return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.in_binders, eqns, jaxpr.outs), closed.consts)
 

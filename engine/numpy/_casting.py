@@ -34,19 +34,16 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
         x = x != _const(x, 0)  # (as JAX's: a conversion would test the real part only)
     from ._creation import asarray  # (which converts, warning through this module)
 
-    _complex_warned[0] = True  # (this warning, not asarray's)
-    try:
+    if dtype_kind(x.dtype) != "c":
         return asarray(x, dtype=dtype, device=device)
-    finally:
-        _complex_warned[0] = False
-
-
-_complex_warned = [False]  # True while astype converts: it gave its own warning
+    with warnings.catch_warnings():  # (astype gave its own warning above, not asarray's)
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return asarray(x, dtype=dtype, device=device)
 
 
 def warn_complex_to_real(src, dtype) -> None:
     """numpy's ComplexWarning where a complex value becomes a real one, as JAX's conversions give."""
-    if dtype is not None and not _complex_warned[0] and dtype_kind(src) == "c" and dtype_kind(dtype) != "c":
+    if dtype is not None and dtype_kind(src) == "c" and dtype_kind(dtype) != "c":
         warnings.warn(
             "Casting complex values to real discards the imaginary part",
             np.exceptions.ComplexWarning,
