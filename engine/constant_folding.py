@@ -331,7 +331,7 @@ def refused(eqn: JaxprEqn, values: list[np.ndarray]) -> bool:
 def canonicalized(eqn: JaxprEqn, inputs: list, early: set) -> bool:
     """Whether XLA's canonicalizer folds ``eqn`` (its operands ``inputs``, ``early`` the values it
     has as constants: a module's closed-over arrays and what it folded from them)."""
-    if not inputs or not all(type(x) is Literal or x in early for x in inputs):
+    if not inputs or not eqn.out_binders or not all(type(x) is Literal or x in early for x in inputs):
         return False
     name, out = eqn.primitive.name, eqn.out_binders[0].aval
     if name in _RESHAPES:

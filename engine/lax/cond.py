@@ -191,7 +191,9 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
     if dtype_kind(aval.dtype) not in "biu" and dtype_kind(aval.dtype) != "f":
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
-    if aval.dtype != np.bool_:
+    if type(pred) in (int, float) or isinstance(pred, np.generic):
+        pred = bool(pred != 0)  # (a host value compares on the host, as JAX's: no equation)
+    elif aval.dtype != np.bool_:
         pred = lax.ne(pred, lax.full_like(pred, 0))
     return _switch(
         lax.convert_element_type(pred, np.int32),

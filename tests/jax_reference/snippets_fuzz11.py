@@ -25,7 +25,9 @@ output, and its work), the transpose of a jit returning instantiated zeros for c
 symbolic zeros (JAX returns none: the zero is made outside), and ``defvjp``'s ``optimize_remat``
 refused. A fuzz of products with mixed operand dtypes found einsum, tensordot and inner converting
 their operands where JAX's dot_general takes them as they are (with the result type preferred),
-and outer promoting after its broadcasts. Registered in snippets.py."""
+and outer promoting after its broadcasts. A fuzz of control flow found a cond on a Python number staging
+its comparison with 0 (JAX compares on the host: no equation) and a jitted scan of no operands
+whose only output is its carry failing in the simplifier. Registered in snippets.py."""
 
 _KEYS = (
     "k = jax.random.key(3)\n"
@@ -187,5 +189,14 @@ FUZZ11 = [
         "    except Exception as e:\n"
         "        return f'{type(e).__name__}: {e}'\n"
         "out = [err(lambda: jnp.vecmat(jnp.ones(3), jnp.ones((4, 5)))), err(lambda: jnp.vectorize(jnp.dot, signature='(n),(n)->()')(jnp.ones(2), jnp.ones(3)))]",
+    ),
+    (
+        "cond_on_host_numbers_and_bare_scans",
+        "x = jnp.arange(4.0)\n"
+        "preds = [1, 0, 2.5, np.int32(3), np.float32(0), True]\n"
+        "f = lambda x: lax.scan(lambda c, t: (c, t), 0.0, None, length=3)\n"
+        "out = [str(jax.make_jaxpr(lambda x: lax.cond(p, lambda: x, lambda: -x))(x)) for p in preds]"
+        " + [lax.cond(p, lambda: x, lambda: -x) for p in preds] + [jax.jit(f)(x), str(jax.make_jaxpr(f)(x)),"
+        " jax.jit(lambda x: lax.scan(lambda c, t: (c, (t, c)), 0.0, None, length=2))(x)]",
     ),
 ]
