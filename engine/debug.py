@@ -331,7 +331,9 @@ def debug_callback(
         _flat_callback.host_number = host_calls.register(_flat_callback)  # type: ignore[attr-defined]
         effect = ordered_debug_effect if ordered else debug_effect
         dyn_args = _eager_operands(dyn_args)
-        debug_callback_p.bind(*dyn_args, callback=_flat_callback, effect=effect, partitioned=partitioned)
+        debug_callback_p.bind(
+            *_eager_operands(dyn_args), callback=_flat_callback, effect=effect, partitioned=partitioned
+        )
 
     if callback is not None:
         _debug_callback(callback, *args, **kwargs)
@@ -401,7 +403,7 @@ def _print(
     has_placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
     in_tree, dyn_args, static_args = _split_callback_args(args, kwargs)
     debug_print_p.bind(
-        *dyn_args,
+        *_eager_operands(dyn_args),
         fmt=fmt,
         ordered=ordered,
         partitioned=partitioned,

@@ -27,7 +27,9 @@ refused. A fuzz of products with mixed operand dtypes found einsum, tensordot an
 their operands where JAX's dot_general takes them as they are (with the result type preferred),
 and outer promoting after its broadcasts. A fuzz of control flow found a cond on a Python number staging
 its comparison with 0 (JAX compares on the host: no equation) and a jitted scan of no operands
-whose only output is its carry failing in the simplifier. Registered in snippets.py."""
+whose only output is its carry failing in the simplifier. A fuzz of debug printing found a Python
+number inside a printed container (``x.shape``) reaching the callback strongly typed, where JAX's
+eager, vmapped and differentiated calls make it weak. Registered in snippets.py."""
 
 _KEYS = (
     "k = jax.random.key(3)\n"
@@ -198,5 +200,17 @@ FUZZ11 = [
         "out = [str(jax.make_jaxpr(lambda x: lax.cond(p, lambda: x, lambda: -x))(x)) for p in preds]"
         " + [lax.cond(p, lambda: x, lambda: -x) for p in preds] + [jax.jit(f)(x), str(jax.make_jaxpr(f)(x)),"
         " jax.jit(lambda x: lax.scan(lambda c, t: (c, (t, c)), 0.0, None, length=2))(x)]",
+    ),
+    (
+        "debug_callbacks_get_weak_python_numbers",
+        "x = jnp.array([[0.5, 1.0, 2.0], [1.0, 2.0, 3.0]])\n"
+        "seen = []\n"
+        "cb = lambda a, b: seen.append(repr((a, b)))\n"
+        "def f(x):\n"
+        "    jax.debug.callback(cb, x.shape, 2.5)\n"
+        "    return jnp.sum(x)\n"
+        "f(x[0]); jax.jit(f)(x[0]); jax.vmap(f)(x); jax.grad(f)(x[0]); jax.vmap(jax.jit(f))(x)\n"
+        "jax.effects_barrier()\n"
+        "out = seen",
     ),
 ]
