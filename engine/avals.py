@@ -53,6 +53,14 @@ DType = np.dtype | ExtendedDType  # what an abstract value's dtype may be
 extended_dtypes: dict[np.dtype, ExtendedDType] = {}
 
 
+def extended_dtype_of(dtype) -> ExtendedDType | None:
+    """The extended dtype ``dtype`` is, or whose numpy storage it is (what eager rules see of a
+    key array), or None."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype
+    return extended_dtypes.get(dtype) if getattr(dtype, "kind", None) == "V" else None
+
+
 class MemorySpace(enum.Enum):
     """Where a value lives, part of its type as in JAX 0.10.2: ``Device`` memory, or ``Host`` memory
     (a sharding's ``pinned_host`` kind), printed ``f32<host>[4]``; ``Any``: Pallas' unplaced refs."""

@@ -58,6 +58,7 @@ from .avals import MemorySpace as MemorySpace
 from .avals import ShapedArray as ShapedArray
 from .avals import dtype_short as dtype_short
 from .avals import extended_dtypes as extended_dtypes
+from .avals import extended_dtype_of as extended_dtype_of
 from .avals import float0 as float0
 from .avals import mem_kind_to_space as mem_kind_to_space
 from .avals import mem_space_to_kind as mem_space_to_kind

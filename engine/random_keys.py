@@ -188,10 +188,6 @@ class PRNGKeyArray(Array):
     def __reduce__(self):
         return (_key_array_from_pickle, (np.array(self._value),))
 
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
-
     # Python's conversions refuse keys as they refuse any object without them (JAX's key arrays
     # define none), and ``tolist``/``tobytes`` are not there, as in JAX.
     def __int__(self):

@@ -96,7 +96,7 @@ def _checking_kinds(name, impl, kinds, binary=False, kinds_at_1=None):
             if _kind_ok(ShapedArray((), dtype), kinds if i == 0 else kinds_at_1):
                 accepted.add((dtype, i))
             else:
-                aval = ShapedArray((), core.extended_dtypes.get(dtype, dtype))  # (keys: their storage)
+                aval = ShapedArray((), core.extended_dtype_of(dtype) or dtype)  # (keys: their storage)
                 if binary:
                     _check_operand_kind(name, aval, kinds if i == 0 else kinds_at_1, i)
                 _check_kind(name, aval, kinds)

@@ -310,7 +310,7 @@ def refuse_complex(name, dtype):
     """JAX stages argmax / argmin of a complex array and refuses it where it computes: its lowering's
     comparator (gt for argmax, lt for argmin) takes no complex operand. The engine refuses it at the
     same point, eagerly or in a jit's lowering, with JAX's words; typed keys likewise (no order)."""
-    key = dtype if isinstance(dtype, core.ExtendedDType) else core.extended_dtypes.get(dtype)
+    key = core.extended_dtype_of(dtype)
     if key is not None:
         raise ValueError(f"Unsupported dtype for {name[3:]}: {key}")
     if dtype_kind(np.dtype(dtype)) == "c":

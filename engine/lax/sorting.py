@@ -117,8 +117,8 @@ def _refuse_keys(keys) -> None:
     """Typed PRNG keys have no order: JAX's comparator refuses them when the sort runs (a trace
     stages it)."""
     for k in keys:
-        dtype = core.extended_dtypes.get(k.dtype, k.dtype) if k.dtype.kind == "V" else k.dtype
-        if isinstance(dtype, core.ExtendedDType):
+        dtype = core.extended_dtype_of(k.dtype)
+        if dtype is not None:
             raise TypeError(
                 f"lt_to does not accept dtype {dtype} at position 0. Accepted dtypes at position 0 "
                 "are subtypes of integer, floating, bool."
